@@ -1,0 +1,32 @@
+# Quick start: `make demo` and `make test`. Each sets up .venv on its own (idempotent).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
+	@$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	@$(BIN)/gpuwise gpus --min-memory 16
+	@$(BIN)/gpuwise estimate qwen2.5:7b --mode qlora --gpu 4090
+
+test: $(STAMP)
+	@$(BIN)/ruff check src tests benchmarks
+	@$(BIN)/mypy
+	@$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""`python -m gpuwise`."""
+
+from gpuwise.cli.app import run
+
+run()

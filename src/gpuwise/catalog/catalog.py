@@ -1,0 +1,197 @@
+"""The validated catalog object: typed entries, their sources, and name lookup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from gpuwise.catalog import files as F
+from gpuwise.catalog import load as L
+from gpuwise.catalog.names import build_index, normalize, suggest
+from gpuwise.catalog.schema import Gpu, LlmModel, Source, Sourced
+from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
+from gpuwise.catalog.schema_extra import EXTRA_KINDS
+from gpuwise.catalog.sourcing import locate_line
+from gpuwise.errors import CatalogError, UserError
+from gpuwise.i18n import t
+
+
+def did_you_mean(names: list[str]) -> str:
+    """ " did you mean: a, b?" in the user's language, or nothing when there is no close name."""
+    return t("cli.did_you_mean", names=", ".join(names)) if names else ""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Everything gpuwise knows, validated. Built once per process (and cached on disk)."""
+
+    sources: dict[str, Source]
+    gpus: tuple[Gpu, ...]
+    models: tuple[LlmModel, ...]
+    providers: dict[str, Provider] = field(default_factory=dict)
+    hidden_costs: dict[str, HiddenCosts] = field(default_factory=dict)
+    offers: tuple[Offer, ...] = ()
+    extras: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    files: tuple[str, ...] = ()
+    gpu_index: dict[str, str] = field(default_factory=dict)
+    model_index: dict[str, str] = field(default_factory=dict)
+    name_clashes: tuple[str, ...] = ()
+
+    def gpu_by_id(self, gpu_id: str) -> Gpu:
+        """The GPU with exactly this id (KeyError if none)."""
+        return next(g for g in self.gpus if g.id == gpu_id)
+
+    def gpu(self, name: str) -> Gpu:
+        """Resolve a user-typed GPU name; unknown names raise a UserError with suggestions."""
+        gpu_id = self.gpu_index.get(normalize(name))
+        if gpu_id is None:
+            display = {g.id: g.id for g in self.gpus}
+            raise UserError(
+                "gpu.unknown", name=name, hint=did_you_mean(suggest(name, self.gpu_index, display))
+            )
+        return self.gpu_by_id(gpu_id)
+
+    def model(self, name: str) -> LlmModel:
+        """Resolve a catalog id, alias, Hugging Face repo id or Ollama tag to a model."""
+        model_id = self.model_index.get(normalize(name))
+        if model_id is None and ":" in name:
+            # Ollama tags such as qwen2.5:7b-instruct-q4_K_M: try the name:size part.
+            base, _, rest = name.partition(":")
+            model_id = self.model_index.get(normalize(f"{base}:{rest.split('-')[0]}"))
+        if model_id is None:
+            display = {m.id: m.id for m in self.models}
+            raise UserError(
+                "model.unknown",
+                name=name,
+                hint=did_you_mean(suggest(name, self.model_index, display)),
+            )
+        return next(m for m in self.models if m.id == model_id)
+
+    def sources_of(self, entry: Sourced) -> list[Source]:
+        """The sources an entry's numbers come from."""
+        return [self.sources[s] for s in entry.source_ids() if s in self.sources]
+
+    def extra(self, kind: str) -> tuple[Any, ...]:
+        """Owning, FX and feature data by kind (see schema_extra.EXTRA_KINDS)."""
+        return self.extras.get(kind, ())
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Override keys win; nested tables merge one level deep."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and "value" not in value:
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _overlay(entries: list[L.RawEntry]) -> list[L.RawEntry]:
+    """Later entries with the same kind and id (user overrides) merge over earlier ones."""
+    out: list[L.RawEntry] = []
+    where: dict[tuple[str, str], int] = {}
+    for e in entries:
+        key_id = e.data.get("id") or (
+            e.context.get("provider") if e.kind == "hidden_costs" else None
+        )
+        if e.kind == "offer":
+            key_id = f"{e.context.get('provider')}:{e.data.get('instance')}"
+        key = (e.kind, str(key_id)) if key_id else None
+        if key and key in where:
+            old = out[where[key]]
+            out[where[key]] = L.RawEntry(
+                e.kind, _merge(old.data, e.data), e.file, e.index, e.text, e.context
+            )
+        else:
+            if key:
+                where[key] = len(out)
+            out.append(e)
+    return out
+
+
+def build(raw: L.RawCatalog, files: list[Path]) -> Catalog:
+    """Validate raw entries into a Catalog and check every source reference."""
+    provider_sources = {
+        str(e.data.get("id")): str(e.data.get("source", ""))
+        for e in raw.entries
+        if e.kind == "provider"
+    }
+    typed: dict[str, list[BaseModel]] = {}
+    for e in _overlay(raw.entries):
+        ctx = dict(e.context)
+        if e.kind in ("offer", "hidden_costs"):
+            ctx["default_source"] = provider_sources.get(ctx.get("provider", ""), "")
+        model = {**L.ARRAY_KINDS, **L.SINGLE_KINDS, **EXTRA_KINDS}[e.kind]
+        obj = L.validate_entry(L.RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
+        _check_sources(obj, raw.sources, e)
+        typed.setdefault(e.kind, []).append(obj)
+    return _assemble(raw, typed, files)
+
+
+def _check_sources(obj: BaseModel, sources: dict[str, Source], e: L.RawEntry) -> None:
+    ids = obj.source_ids() if isinstance(obj, Sourced) else []
+    for sid in ids:
+        if sid not in sources:
+            line = locate_line(e.text, e.kind, e.index, "source")
+            raise CatalogError("catalog.unknown_source", file=e.file, line=line, source=sid)
+
+
+def _assemble(raw: L.RawCatalog, typed: dict[str, list[BaseModel]], files: list[Path]) -> Catalog:
+    gpus = tuple(g for g in typed.get("gpu", []) if isinstance(g, Gpu))
+    models = tuple(m for m in typed.get("model", []) if isinstance(m, LlmModel))
+    gpu_index, gpu_clash = build_index((g.id, [g.id, g.name, *g.aliases]) for g in gpus)
+    model_index, model_clash = build_index(
+        (m.id, [m.id, m.name, *m.aliases, *m.hf_repos, *m.ollama_tags]) for m in models
+    )
+    providers = {p.id: p for p in typed.get("provider", []) if isinstance(p, Provider)}
+    hidden = {h.provider: h for h in typed.get("hidden_costs", []) if isinstance(h, HiddenCosts)}
+    extras = {k: tuple(v) for k, v in typed.items() if k in EXTRA_KINDS}
+    return Catalog(
+        sources=raw.sources,
+        gpus=gpus,
+        models=models,
+        providers=providers,
+        hidden_costs=hidden,
+        offers=tuple(o for o in typed.get("offer", []) if isinstance(o, Offer)),
+        extras=extras,
+        files=tuple(str(f) for f in files),
+        gpu_index=gpu_index,
+        model_index=model_index,
+        name_clashes=tuple(gpu_clash + model_clash),
+    )
+
+
+_loaded: dict[str, Catalog] = {}
+
+
+def listing_of(cat: Catalog) -> dict[str, list[dict[str, Any]]]:
+    """Plain-data GPUs and models (the --json shapes), for commands that only list them."""
+    from gpuwise.catalog.serialize import gpu_dict, model_dict
+
+    return {
+        "gpus": [gpu_dict(cat, g) for g in cat.gpus],
+        "models": [model_dict(cat, m) for m in cat.models],
+    }
+
+
+def load_catalog(use_overrides: bool = True, use_cache: bool = True) -> Catalog:
+    """The built-in catalog with the user's overrides layered on top.
+
+    Overrides come from `GPUWISE_CONFIG_DIR/catalog/*.toml` (default: the platform's user config
+    dir); gpuwise only reads them.
+    """
+    files = F.builtin_files() + (F.override_files() if use_overrides else [])
+    key = F.fingerprint(files)
+    if key in _loaded:
+        return _loaded[key]
+    cached = F.load_cached(key) if use_cache else None
+    if not isinstance(cached, Catalog):
+        cached = build(L.read_files(files), files)
+        if use_cache:
+            F.store_cached(key, cached)
+    _loaded[key] = cached
+    return cached

@@ -1,0 +1,88 @@
+"""Where catalog files and caches live, and the cache itself.
+
+Kept free of pydantic and TOML imports: commands that only list the catalog read a cache of
+plain data through here and start faster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+_DATA_DIR = Path(__file__).parent / "data"
+
+
+def builtin_dir() -> Path:
+    """The shipped catalog, or GPUWISE_DATA_DIR (tests and benchmarks use their own data)."""
+    env = os.environ.get("GPUWISE_DATA_DIR")
+    return Path(env) if env else _DATA_DIR
+
+
+def builtin_files() -> list[Path]:
+    """The catalog files, in a stable order."""
+    return sorted(builtin_dir().rglob("*.toml"))
+
+
+def override_dir() -> Path:
+    """Where the user's override files live (never written by gpuwise)."""
+    env = os.environ.get("GPUWISE_CONFIG_DIR")
+    if env:
+        return Path(env) / "catalog"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("gpuwise")) / "catalog"
+
+
+def override_files() -> list[Path]:
+    """The user's override files, if any."""
+    folder = override_dir()
+    return sorted(folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def fingerprint(paths: Iterable[Path]) -> str:
+    """A key that changes whenever any file changes (size, mtime, name)."""
+    h = hashlib.sha256(f"schema{SCHEMA_VERSION}".encode())
+    for p in paths:
+        st = p.stat()
+        h.update(f"{p}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:24]
+
+
+def cache_path(key: str, kind: str = "catalog") -> Path:
+    """Pickle of a validated catalog for `key`; GPUWISE_CACHE_DIR overrides the location."""
+    env = os.environ.get("GPUWISE_CACHE_DIR")
+    if env:
+        base = Path(env)
+    else:
+        from platformdirs import user_cache_dir
+
+        base = Path(user_cache_dir("gpuwise"))
+    return base / f"{kind}-{key}.pickle"
+
+
+def load_cached(key: str, kind: str = "catalog") -> Any | None:
+    """A cached object, or None when absent or unreadable (then we rebuild it)."""
+    path = cache_path(key, kind)
+    try:
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    except Exception:
+        return None
+
+
+def store_cached(key: str, catalog: Any, kind: str = "catalog") -> None:
+    """Write a cache; failure to write (read-only home, full disk) is not an error."""
+    path = cache_path(key, kind)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(catalog, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+    except OSError:
+        pass

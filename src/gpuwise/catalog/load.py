@@ -1,0 +1,168 @@
+"""Read the built-in catalog and the user's overrides, validate, and cache the result.
+
+Files are TOML (docs/catalog-format.md). Every problem becomes a :class:`CatalogError` naming the
+file, the line and the field, in the user's language. The validated catalog is pickled in the
+user cache directory, keyed by the files' sizes and times, so start-up stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+from pydantic import BaseModel, ValidationError
+
+from gpuwise.catalog.files import (  # noqa: F401  (re-exported for callers of load)
+    SCHEMA_VERSION,
+    builtin_dir,
+    builtin_files,
+    cache_path,
+    fingerprint,
+    load_cached,
+    override_dir,
+    override_files,
+    store_cached,
+)
+from gpuwise.catalog.schema import Gpu, LlmModel, Source
+from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
+from gpuwise.catalog.schema_extra import EXTRA_KINDS
+from gpuwise.catalog.sourcing import flatten_source_tables, lift_sources, locate_line
+from gpuwise.errors import CatalogError
+
+ARRAY_KINDS: dict[str, type[BaseModel]] = {"gpu": Gpu, "model": LlmModel, "offer": Offer}
+SINGLE_KINDS: dict[str, type[BaseModel]] = {"provider": Provider, "hidden_costs": HiddenCosts}
+_META_KEYS = {"sources", "schema"}
+
+
+@dataclass(frozen=True)
+class RawEntry:
+    """One entry as read, with where it came from (for error messages and overlays)."""
+
+    kind: str
+    data: dict[str, Any]
+    file: str
+    index: int
+    text: str
+    context: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RawCatalog:
+    """Everything read from a set of files, before validation."""
+
+    sources: dict[str, Source] = field(default_factory=dict)
+    source_files: dict[str, str] = field(default_factory=dict)
+    entries: list[RawEntry] = field(default_factory=list)
+
+
+def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    """Parse one file; a syntax error names the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError("catalog.unreadable", file=str(path), problem=str(exc)) from exc
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError("catalog.bad_toml", file=str(path), problem=str(exc)) from exc
+
+
+def read_files(paths: Iterable[Path], raw: RawCatalog | None = None) -> RawCatalog:
+    """Read files into a raw catalog: sources, then entries of every known kind."""
+    raw = raw or RawCatalog()
+    for path in paths:
+        data, text = read_toml(path)
+        _check_schema(data, path)
+        for key, value in flatten_source_tables(data.get("sources", {})).items():
+            _add_source(raw, key, value, path, text)
+        provider_id = str(data.get("provider", {}).get("id", ""))
+        for key, value in data.items():
+            if key in _META_KEYS:
+                continue
+            if key in SINGLE_KINDS and isinstance(value, dict):
+                raw.entries.append(
+                    RawEntry(key, value, str(path), 0, text, {"provider": provider_id})
+                )
+            elif (key in ARRAY_KINDS or key in EXTRA_KINDS) and isinstance(value, list):
+                for i, item in enumerate(value):
+                    ctx = {"provider": provider_id}
+                    raw.entries.append(RawEntry(key, item, str(path), i, text, ctx))
+            elif key in EXTRA_KINDS and isinstance(value, dict):
+                raw.entries.append(RawEntry(key, value, str(path), 0, text, {}))
+            else:
+                line = locate_line(text, key, 0, None)
+                raise CatalogError("catalog.unknown_table", file=str(path), line=line, table=key)
+    return raw
+
+
+def _check_schema(data: dict[str, Any], path: Path) -> None:
+    schema = data.get("schema", SCHEMA_VERSION)
+    if schema != SCHEMA_VERSION:
+        raise CatalogError(
+            "catalog.schema_mismatch", file=str(path), found=schema, expected=SCHEMA_VERSION
+        )
+
+
+def _add_source(raw: RawCatalog, key: str, value: Any, path: Path, text: str) -> None:
+    if key in raw.sources and raw.source_files.get(key) != str(path):
+        raise CatalogError(
+            "catalog.duplicate_source", file=str(path), source=key, other=raw.source_files[key]
+        )
+    try:
+        raw.sources[key] = Source.model_validate({"id": key, **value})
+    except (ValidationError, TypeError) as exc:
+        line = locate_line(text, f"sources.{key}", 0, None)
+        field_name, problem = _first_problem(exc)
+        raise CatalogError(
+            "catalog.invalid_entry",
+            file=str(path),
+            line=line,
+            field=f"sources.{key}.{field_name}",
+            problem=problem,
+        ) from exc
+    raw.source_files[key] = str(path)
+
+
+def _first_problem(exc: Exception) -> tuple[str, str]:
+    """Field path and a short reason from a pydantic error (or any other)."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        from gpuwise.i18n import t
+
+        if err["type"] == "value_error":
+            # Our validators raise ValueError(<message key>); pydantic prefixes "Value error, ".
+            key = str(err["msg"]).removeprefix("Value error, ")
+            return loc, t(key)
+        reason_key = f"pydantic.{err['type']}"
+        reason = t(reason_key)
+        return loc, (err["msg"] if reason == reason_key else reason)
+    return "", str(exc)
+
+
+def validate_entry(entry: RawEntry, model: type[BaseModel]) -> BaseModel:
+    """Lift sources, fill the default source and validate; errors name file, line and field."""
+    flat, field_sources = lift_sources(entry.data)
+    fields = model.model_fields
+    if "provider" in fields and entry.context.get("provider") and "provider" not in flat:
+        flat["provider"] = entry.context["provider"]
+    if "source" in fields and "source" not in flat and entry.context.get("default_source"):
+        flat["source"] = entry.context["default_source"]
+    if "field_sources" in fields:
+        flat["field_sources"] = field_sources
+    try:
+        return model.model_validate(flat)
+    except ValidationError as exc:
+        field_name, problem = _first_problem(exc)
+        line = locate_line(entry.text, entry.kind, entry.index, field_name or None)
+        where = entry.data.get("id") or entry.data.get("instance") or entry.index + 1
+        raise CatalogError(
+            "catalog.invalid_entry",
+            file=entry.file,
+            line=line,
+            field=f"{entry.kind}[{where}].{field_name}",
+            problem=problem,
+        ) from exc

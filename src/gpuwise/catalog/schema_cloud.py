@@ -1,0 +1,113 @@
+"""Typed cloud catalog: providers, their hidden-cost rates and GPU offers by billing mode."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, NonNegativeFloat, PositiveFloat, model_validator
+
+from gpuwise.catalog.schema import Currency, Sourced, Strict
+
+Billing = Literal[
+    "on-demand",
+    "spot",
+    "monthly",
+    "yearly",
+    "reserved-1y",
+    "reserved-3y",
+    "savings-plan-1y",
+    "savings-plan-3y",
+]
+BILLINGS: tuple[Billing, ...] = (
+    "on-demand",
+    "spot",
+    "monthly",
+    "yearly",
+    "reserved-1y",
+    "reserved-3y",
+    "savings-plan-1y",
+    "savings-plan-3y",
+)
+HOURS_PER_MONTH = 730.0
+"""Hours in an average month (8,760 h / 12), the convention AWS, GCP and Azure bill monthly by."""
+
+_HOURS_PER = {"hour": 1.0, "month": HOURS_PER_MONTH, "year": HOURS_PER_MONTH * 12}
+
+
+class Provider(Sourced):
+    """A cloud or rental market."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name_en: str
+    name_zh: str
+    region_kind: Literal["cn", "global"]
+    currency: Currency
+    spot_notice_s: int | None = Field(default=None, ge=0)
+    spot_interruption_rate: str = ""
+    website: str = ""
+
+
+class HiddenCosts(Sourced):
+    """Per-unit rates of what a GPU bill hides: disks, buckets, egress, snapshots, IPs, NAT.
+
+    None means "not published / not found": the bill then says the item is unpriced instead of
+    silently counting it as free.
+    """
+
+    provider: str = ""
+    block_storage_per_gb_month: NonNegativeFloat | None = None
+    object_storage_per_gb_month: NonNegativeFloat | None = None
+    object_storage_per_10k_requests: NonNegativeFloat | None = None
+    egress_per_gb: NonNegativeFloat | None = None
+    egress_free_gb_per_month: NonNegativeFloat = 0.0
+    snapshot_per_gb_month: NonNegativeFloat | None = None
+    public_ip_per_hour: NonNegativeFloat | None = None
+    nat_gateway_per_hour: NonNegativeFloat | None = None
+    nat_gateway_per_gb: NonNegativeFloat | None = None
+
+
+class OfferPrice(Strict):
+    """One billing mode's price for the whole instance."""
+
+    billing: Billing
+    amount: PositiveFloat
+    per: Literal["hour", "month", "year"] = "hour"
+    note: str = ""
+    source: str | None = None
+
+    @property
+    def per_hour(self) -> float:
+        """The price spread over every hour of the period (monthly = 730 h)."""
+        return self.amount / _HOURS_PER[self.per]
+
+
+class Offer(Sourced):
+    """An instance type (or a per-card rental) with its prices."""
+
+    provider: str = ""
+    instance: str
+    gpu: str
+    gpu_count: PositiveFloat
+    vcpu: PositiveFloat | None = None
+    ram_gb: PositiveFloat | None = None
+    local_disk_gb: NonNegativeFloat = 0.0
+    regions: list[str] = Field(default_factory=list)
+    prices: list[OfferPrice]
+
+    @model_validator(mode="after")
+    def _spot_below_on_demand(self) -> Offer:
+        by_mode = {p.billing: p.per_hour for p in self.prices}
+        if "spot" in by_mode and "on-demand" in by_mode and by_mode["spot"] >= by_mode["on-demand"]:
+            raise ValueError("validate.spot_not_cheaper")
+        if len(by_mode) != len(self.prices):
+            raise ValueError("validate.billing_twice")
+        return self
+
+    def price(self, billing: str) -> OfferPrice | None:
+        """The price for one billing mode, if the offer has it."""
+        return next((p for p in self.prices if p.billing == billing), None)
+
+    def source_ids(self) -> list[str]:
+        """Default, per-number and per-price sources."""
+        extra = [p.source for p in self.prices if p.source]
+        return list(dict.fromkeys([*super().source_ids(), *extra]))

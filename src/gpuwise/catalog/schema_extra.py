@@ -1,0 +1,133 @@
+"""Typed catalog data for owning costs, exchange rates and the vendor × feature matrix."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
+
+from gpuwise.catalog.schema import Sourced
+
+Support = Literal["yes", "partial", "no"]
+STACKS: tuple[str, ...] = ("cuda", "rocm", "oneapi", "gaudi", "cann", "xla", "neuron", "metal")
+
+
+class Tariff(Sourced):
+    """An electricity price preset."""
+
+    id: str
+    name_en: str
+    name_zh: str
+    price_per_kwh: PositiveFloat
+    currency: Literal["USD", "CNY", "EUR"]
+    date: dt.date | None = None
+
+
+class Pue(Sourced):
+    """Power usage effectiveness preset: facility power ÷ IT power."""
+
+    id: str
+    name_en: str
+    name_zh: str
+    pue: float = Field(ge=1.0, le=3.0)
+
+
+class HostPart(Sourced):
+    """A part of the host a GPU needs, with a dated street price."""
+
+    id: str
+    kind: Literal["cpu_board", "ram", "ssd", "psu", "chassis", "cooling", "server_barebone"]
+    name: str
+    price: PositiveFloat
+    currency: Literal["USD", "CNY"]
+    date: dt.date
+    max_gpus: int | None = Field(default=None, ge=1)
+    watts: PositiveFloat | None = None
+    idle_w: NonNegativeFloat | None = None
+
+
+class PsuSizing(Sourced):
+    """How big a power supply must be: (base system + GPUs' TDP) × headroom."""
+
+    headroom_factor: float = Field(ge=1.0, le=2.0)
+    base_system_w: PositiveFloat
+    reference_gpu: str = ""
+    gpu_power_w: PositiveFloat | None = None
+    required_system_psu_w: PositiveFloat | None = None
+    partner_card_psu_w: PositiveFloat | None = None
+
+
+class ResalePoint(Sourced):
+    """A used-market price observed some months after launch, as a fraction of launch price."""
+
+    gpu: str
+    date: dt.date
+    date_precision: Literal["day", "month", "year"] = "day"
+    kind: Literal["observed", "index_estimate"] = "observed"
+    months_since_launch: NonNegativeFloat
+    fraction_of_launch: PositiveFloat
+    launch_price_usd: PositiveFloat | None = None
+    used_price_usd: PositiveFloat | None = None
+    new_price_usd: PositiveFloat | None = None
+
+
+class IdlePower(Sourced):
+    """Typical idle draw of a GPU."""
+
+    gpu: str
+    idle_w: PositiveFloat
+
+
+class FxRate(Sourced):
+    """`rate` units of `currency` per one US dollar on `date`."""
+
+    currency: Literal["CNY", "EUR"]
+    rate: PositiveFloat
+    date: dt.date
+    kind: str = ""
+    quote: str = ""
+
+
+class Maintenance(Sourced):
+    """Yearly maintenance allowance as a fraction of the hardware price."""
+
+    annual_fraction: float = Field(ge=0, le=0.5)
+
+
+class FeatureSupport(Sourced):
+    """Whether a software stack runs a framework or feature, with a short reason."""
+
+    stack: Literal["cuda", "rocm", "oneapi", "gaudi", "cann", "xla", "neuron", "metal"]
+    feature: str
+    support: Support
+    note_en: str = ""
+    note_zh: str = ""
+
+
+from gpuwise.catalog.schema_memory import (  # noqa: E402
+    ActivationModel,
+    Engine,
+    KvDtype,
+    Optimizer,
+    Precision,
+    WeightFormat,
+)
+
+EXTRA_KINDS: dict[str, type[BaseModel]] = {
+    "weight_format": WeightFormat,
+    "kv_dtype": KvDtype,
+    "optimizer": Optimizer,
+    "precision": Precision,
+    "engine": Engine,
+    "activation_model": ActivationModel,
+    "tariff": Tariff,
+    "pue": Pue,
+    "host_part": HostPart,
+    "psu_sizing": PsuSizing,
+    "resale": ResalePoint,
+    "gpu_idle_power": IdlePower,
+    "rate": FxRate,
+    "maintenance": Maintenance,
+    "feature": FeatureSupport,
+}

@@ -1,0 +1,105 @@
+"""Typed constants of the memory model: weight formats, KV dtypes, optimizers, precisions, engines.
+
+They are catalog data (data/memory.toml) with sources, not numbers in code, so a user can
+correct one in an override file and see where each came from.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, NonNegativeFloat, PositiveFloat
+
+from gpuwise.catalog.schema import Sourced
+
+
+class WeightFormat(Sourced):
+    """How weights are stored: bits per weight and which weights the format covers.
+
+    `quantizes = "linear"`: only the transformer blocks' linear layers use the format; embeddings
+    and the LM head stay in 16-bit (GPTQ, AWQ, bitsandbytes, FP8 checkpoints). `"all"`: every
+    tensor (GGUF files), with some tensors upgraded as llama.cpp's quantizer does.
+    """
+
+    id: str
+    aliases: list[str] = Field(default_factory=list)
+    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "gguf", "int8"]
+    bits_per_weight: PositiveFloat
+    quantizes: Literal["linear", "all"] = "linear"
+    boosted_bits_per_weight: PositiveFloat | None = None
+    boosted_share: float = Field(default=0.0, ge=0, le=1)
+    output_bits_per_weight: PositiveFloat | None = None
+    qlora_base: bool = False
+    trainable: bool = False
+
+
+class KvDtype(Sourced):
+    """Bytes per stored KV element."""
+
+    id: str
+    aliases: list[str] = Field(default_factory=list)
+    bytes_per_element: PositiveFloat
+
+
+class Optimizer(Sourced):
+    """Optimizer state per trainable parameter.
+
+    `states` tensors per parameter; each takes the precision's state bytes unless
+    `bytes_per_state` fixes it (8-bit optimizers). `pageable`: states can spill to CPU RAM.
+    """
+
+    id: str
+    aliases: list[str] = Field(default_factory=list)
+    states: NonNegativeFloat
+    bytes_per_state: PositiveFloat | None = None
+    pageable: bool = False
+
+
+class Precision(Sourced):
+    """Bytes of weights, gradients, master copy and optimizer states per trainable parameter."""
+
+    id: str
+    aliases: list[str] = Field(default_factory=list)
+    weight_bytes: PositiveFloat
+    grad_bytes: PositiveFloat
+    master_bytes: NonNegativeFloat
+    state_bytes: PositiveFloat
+    activation_bytes: PositiveFloat
+
+
+class Engine(Sourced):
+    """What a serving or training stack adds or reserves beyond the model itself."""
+
+    id: str
+    aliases: list[str] = Field(default_factory=list)
+    role: Literal["serve", "train", "both"]
+    cuda_context_mib: NonNegativeFloat
+    workspace_mib: NonNegativeFloat = 0.0
+    allocator_reserve_fraction: float = Field(default=0.0, ge=0, le=0.5)
+    preallocate_fraction: float | None = Field(default=None, gt=0, le=1)
+    kv_latent_for_mla: bool = True
+    embeddings_on_cpu: bool = False
+    prefill_chunk_tokens: int | None = Field(default=None, gt=0)
+    logits_last_token_only: bool = True
+    chunked_cross_entropy: bool = False
+    norm_fp32_upcast: bool = True
+    default_context: int | None = Field(default=None, gt=0)
+    default_kv_dtype: str = "f16"
+
+
+class ActivationModel(Sourced):
+    """Per-token, per-layer activation counts of a decoder layer (multiples of hidden, FFN size).
+
+    The count of saved tensors follows Korthikanti et al. (2022) for a standard layer, written
+    for a gated FFN: see estimate/memory.py.
+    """
+
+    norm_input_multiples: PositiveFloat
+    norm_fp32_multiples: PositiveFloat
+    ffn_always_multiples: PositiveFloat
+    prefill_ffn_multiples: PositiveFloat
+    prefill_hidden_multiples: PositiveFloat
+    eager_score_bytes: PositiveFloat
+    logits_train_bytes: PositiveFloat
+    logits_chunks: int = Field(gt=0)
+    zero3_prefetch_layers: PositiveFloat

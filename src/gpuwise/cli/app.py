@@ -1,0 +1,100 @@
+"""The `gpuwise` command: language and debug flags, the command modules, one error boundary.
+
+`--lang` and `--debug` are accepted anywhere on the line (they are read before typer sees the
+arguments), so help texts can be built in the user's language.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+
+import typer
+
+from gpuwise.errors import GpuwiseError
+from gpuwise.i18n import detect_lang, set_lang, t
+
+COMMANDS = ("gpus", "models", "estimate", "fit", "offers", "cost", "plan", "doctor")
+
+
+def _pre_parse(args: list[str]) -> tuple[str | None, bool, list[str]]:
+    """Pull `--lang X`, `--lang=X` and `--debug` out of the argument list."""
+    lang: str | None = None
+    debug = False
+    rest: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--debug":
+            debug = True
+        elif arg == "--lang":
+            lang = next(it, None)
+        elif arg.startswith("--lang="):
+            lang = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    if lang is not None and lang.lower() not in ("zh", "en", "zh_cn", "zh-cn", "en_us", "en-us"):
+        raise GpuwiseError("cli.bad_lang", value=lang)
+    return lang, debug, rest
+
+
+def build_app() -> typer.Typer:
+    """The typer application with every command registered, help in the current language."""
+    app = typer.Typer(
+        name="gpuwise",
+        help=t("cli.help"),
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def _root(
+        lang: str = typer.Option(None, "--lang", help=t("cli.opt_lang")),
+        debug: bool = typer.Option(False, "--debug", help=t("cli.opt_debug")),
+    ) -> None:
+        """Documented here; the values are read by _pre_parse."""
+
+    import importlib
+
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"gpuwise.cli.cmd_{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"gpuwise.cli.cmd_{name}":
+                raise
+            continue
+        module.register(app)
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run a command, turning every error into one line and an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        lang, debug, rest = _pre_parse(args)
+        set_lang(detect_lang(lang))
+        build_app()(args=rest, prog_name="gpuwise")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except GpuwiseError as exc:
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write(f"{t('cli.error')}: {exc.render()}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write(t("cli.unexpected", error=f"{type(exc).__name__}: {exc}") + "\n")
+        return 1
+    return 0
+
+
+def run() -> None:
+    """Console-script wrapper."""
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Options shared by `gpuwise estimate` and `gpuwise fit`, turned into a MemoryRequest."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import typer
+
+from gpuwise.i18n import t
+
+
+@dataclass
+class JobOptions:
+    """Raw option values, as typed."""
+
+    mode: str
+    quant: str | None
+    batch: int
+    seq_len: int
+    context: int | None
+    prompt_tokens: int | None
+    gen_tokens: int | None
+    kv_dtype: str | None
+    optimizer: str
+    precision: str
+    grad_checkpointing: bool
+    optimizer_in_backward: bool
+    attention: str | None
+    lora_rank: int
+    lora_targets: str
+    train_modules: str
+    gpus: int
+    strategy: str
+    engine: str | None
+
+
+def _job_options(
+    mode: str = typer.Option("inference", "--mode", help=t("est.opt_mode")),
+    quant: str = typer.Option(None, "--quant", help=t("est.opt_quant")),
+    batch: int = typer.Option(1, "--batch", help=t("est.opt_batch")),
+    seq_len: int = typer.Option(2048, "--seq-len", help=t("est.opt_seq_len")),
+    context: int = typer.Option(None, "--context", help=t("est.opt_context")),
+    prompt_tokens: int = typer.Option(None, "--prompt-tokens", help=t("est.opt_prompt")),
+    gen_tokens: int = typer.Option(None, "--gen-tokens", help=t("est.opt_gen")),
+    kv_dtype: str = typer.Option(None, "--kv-dtype", help=t("est.opt_kv")),
+    optimizer: str = typer.Option("adamw", "--optimizer", help=t("est.opt_optimizer")),
+    precision: str = typer.Option("mixed-bf16", "--precision", help=t("est.opt_precision")),
+    grad_checkpointing: bool = typer.Option(
+        True, "--grad-checkpointing/--no-grad-checkpointing", help=t("est.opt_gc")
+    ),
+    optimizer_in_backward: bool = typer.Option(
+        False, "--optimizer-in-backward", help=t("est.opt_in_bwd")
+    ),
+    attention: str = typer.Option(None, "--attention", help=t("est.opt_attention")),
+    lora_rank: int = typer.Option(16, "--lora-rank", help=t("est.opt_lora_rank")),
+    lora_targets: str = typer.Option(
+        "all-linear", "--lora-targets", help=t("est.opt_lora_targets")
+    ),
+    train_modules: str = typer.Option("", "--train-modules", help=t("est.opt_train_modules")),
+    gpus: int = typer.Option(1, "--gpus", help=t("est.opt_gpus")),
+    strategy: str = typer.Option("none", "--strategy", help=t("est.opt_strategy")),
+    engine: str = typer.Option(None, "--engine", help=t("est.opt_engine")),
+) -> JobOptions:
+    """Every shared option in one place (its signature is grafted onto commands)."""
+    return JobOptions(
+        mode,
+        quant,
+        batch,
+        seq_len,
+        context,
+        prompt_tokens,
+        gen_tokens,
+        kv_dtype,
+        optimizer,
+        precision,
+        grad_checkpointing,
+        optimizer_in_backward,
+        attention,
+        lora_rank,
+        lora_targets,
+        train_modules,
+        gpus,
+        strategy,
+        engine,
+    )
+
+
+def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-def]
+    """Resolve the model and build the request (prompt + generated tokens set the context)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.local import resolve_model
+    from gpuwise.errors import UserError
+    from gpuwise.estimate.request import MemoryRequest, Mode, parse_modules, parse_targets
+
+    cat = load_catalog()
+    model = resolve_model(cat, model_name)
+    context = o.context
+    for flag, value in (("--prompt-tokens", o.prompt_tokens), ("--gen-tokens", o.gen_tokens)):
+        if value is not None and value < 0:
+            raise UserError("estimate.not_positive", flag=flag, value=value)
+    if context is None and (o.prompt_tokens or o.gen_tokens):
+        context = (o.prompt_tokens or 0) + (o.gen_tokens or 0)
+    req = MemoryRequest(
+        model=model,
+        mode=cast(Mode, o.mode.lower()),
+        quant=o.quant,
+        batch=o.batch,
+        seq_len=o.seq_len,
+        context=context,
+        prompt_tokens=o.prompt_tokens,
+        kv_dtype=o.kv_dtype,
+        optimizer=o.optimizer,
+        precision=o.precision,
+        grad_checkpointing=o.grad_checkpointing,
+        fused_optimizer_step=o.optimizer_in_backward,
+        attention=o.attention,
+        lora_rank=o.lora_rank,
+        lora_targets=parse_targets(o.lora_targets),
+        train_modules=parse_modules(o.train_modules),
+        gpus=o.gpus,
+        strategy=o.strategy.lower(),
+        engine=o.engine,
+        extra={"gen_tokens": str(o.gen_tokens or "")},
+    )
+    return cat, req
+
+
+def with_job_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Give a command all job options; it receives them as one `job: JobOptions` argument.
+
+    Typer reads a command's signature, so the wrapper's signature is the command's own
+    parameters (without `job`) followed by the shared options.
+    """
+    hints = {**typing.get_type_hints(_job_options), **typing.get_type_hints(func)}
+    own = [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in inspect.signature(func).parameters.values()
+        if p.name != "job"
+    ]
+    shared = [
+        p.replace(annotation=hints[p.name])
+        for p in inspect.signature(_job_options).parameters.values()
+    ]
+    names = [p.name for p in shared]
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> None:
+        job = _job_options(**{n: kwargs.pop(n) for n in names})
+        func(job=job, **kwargs)
+
+    wrapper.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in own + shared}
+    return wrapper

@@ -1,0 +1,1 @@
+"""Output: rich tables for people, JSON for programs. Only cli/ calls these."""

@@ -1,0 +1,79 @@
+"""The breakdown table and verdict of `gpuwise estimate`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from gpuwise.i18n import t
+
+GIB = 1024**3
+BAR_WIDTH = 30
+
+
+def gib(n: float) -> str:
+    """Bytes as GiB with two decimals (what nvidia-smi's MiB divided by 1024 gives)."""
+    return f"{n / GIB:,.2f}"
+
+
+def breakdown_table(memory: dict[str, Any]) -> Table:
+    """One row per non-zero part with its share as a bar."""
+    total = memory["device_total_bytes"] or 1
+    table = Table(title=t("est.breakdown_title"), title_justify="left")
+    table.add_column(t("est.col_part"))
+    table.add_column("GiB", justify="right")
+    table.add_column("%", justify="right")
+    table.add_column("")
+    for key, value in memory["breakdown"].items():
+        if value <= 0:
+            continue
+        share = value / total
+        table.add_row(
+            t(f"part.{key}"),
+            gib(value),
+            f"{100 * share:.1f}",
+            "█" * max(1, round(share * BAR_WIDTH)),
+        )
+    return table
+
+
+def render_estimate(console: Console, report: dict[str, Any]) -> None:
+    """Print the model line, the breakdown, the totals and, with a GPU, the verdict."""
+    m, mem, inputs = report["model"], report["memory"], report["inputs"]
+    console.print(
+        t(
+            "est.header",
+            name=m["name"],
+            params=m["params_b"],
+            mode=inputs["mode"],
+            quant=inputs["quant"],
+            engine=inputs["engine"],
+            gpus=inputs["gpus"],
+        )
+    )
+    console.print(breakdown_table(mem))
+    console.print(t("est.allocated", value=gib(mem["allocated_peak_bytes"])))
+    console.print(
+        t(
+            "est.device_total",
+            value=gib(mem["device_total_bytes"]),
+            low=gib(mem["low_bytes"]),
+            high=gib(mem["high_bytes"]),
+        )
+    )
+    if "gpu" in report:
+        g = report["gpu"]
+        verdict = "est.fits" if report["fits"] else "est.does_not_fit"
+        console.print(
+            t(
+                verdict,
+                gpu=g["name"],
+                usable=gib(g["usable_bytes"]),
+                headroom=gib(abs(report["headroom_bytes"])),
+            )
+        )
+        console.print(t("est.limits", batch=report["max_batch"], context=report["max_context"]))
+    for note in report["notes"]:
+        console.print("• " + t(note["key"], **note["params"]))

@@ -1,0 +1,185 @@
+"""Integrity of the built-in catalog data (gpuhunt-style invariants over the real files)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.load import builtin_files, read_toml
+from gpuwise.catalog.params import count_params
+
+REQUIRED_GPUS = [
+    "rtx-4060",
+    "rtx-4060-ti-16gb",
+    "rtx-4090",
+    "rtx-6000-ada",
+    "a100-40gb",
+    "a100-80gb",
+    "h100-sxm",
+    "h100-pcie",
+    "h100-nvl",
+    "b200",
+    "mi250",
+    "mi300x",
+    "arc-a770-16gb",
+    "max-1550",
+    "ascend-910b",
+    "atlas-300i-duo",
+    "tpu-v5e",
+    "tpu-v5p",
+    "trainium",
+    "inferentia2",
+    "t4",
+    "v100-16gb",
+    "v100-32gb",
+    "a10",
+    "a10g",
+    "l4",
+    "l40s",
+    "l20",
+    "h20",
+    "h200",
+    "gh200",
+    "rtx-3060-12gb",
+    "rtx-3070",
+    "rtx-3080",
+    "rtx-3080-ti",
+    "rtx-3090",
+    "rtx-3090-ti",
+    "rtx-4070-ti",
+    "rtx-4080",
+    "rtx-5080",
+    "rtx-5090",
+    "rtx-a4000",
+    "rtx-a5000",
+    "rtx-a6000",
+    "rtx-4000-ada",
+    "rtx-5000-ada",
+    "a40",
+    "mi325x",
+    "rx-7900-xtx",
+    "gaudi2",
+    "gaudi3",
+]
+
+
+@pytest.fixture(scope="module")
+def cat():  # type: ignore[no-untyped-def]
+    return load_catalog(use_cache=False)
+
+
+def test_enough_entries(cat) -> None:  # type: ignore[no-untyped-def]
+    assert len(cat.gpus) >= 55
+    assert len(cat.models) >= 45
+
+
+def test_required_gpus_present(cat) -> None:  # type: ignore[no-untyped-def]
+    ids = {g.id for g in cat.gpus}
+    missing = [g for g in REQUIRED_GPUS if g not in ids]
+    assert not missing, missing
+
+
+def test_ids_unique_and_names_unambiguous(cat) -> None:  # type: ignore[no-untyped-def]
+    for items in (cat.gpus, cat.models):
+        ids = [x.id for x in items]
+        assert len(ids) == len(set(ids))
+    assert not cat.name_clashes, cat.name_clashes
+
+
+def test_every_source_used_and_dated() -> None:
+    cat = load_catalog(use_cache=False)
+    used: set[str] = set()
+    for entry in (
+        *cat.gpus,
+        *cat.models,
+        *cat.offers,
+        *cat.providers.values(),
+        *cat.hidden_costs.values(),
+        *(x for v in cat.extras.values() for x in v),
+    ):
+        used.update(entry.source_ids())
+    defined = set(cat.sources)
+    assert not used - defined
+    assert not defined - used, sorted(defined - used)
+    today = dt.date.today()
+    for s in cat.sources.values():
+        assert dt.date(2015, 1, 1) <= s.retrieved <= today, s.id
+        assert re.match(r"^(https?://\S+|file:\S+)$", s.url), s.id
+
+
+def test_dense_tflops_not_mixed_with_sparse(cat) -> None:  # type: ignore[no-untyped-def]
+    """Each precision step roughly doubles the dense rate; a sparse figure breaks the ratio."""
+    for g in cat.gpus:
+        tf = g.tflops
+        half = tf.bf16 or tf.fp16
+        if half and tf.fp8:  # 2× on GPUs; some accelerators run FP8 at the BF16 rate
+            ratio = tf.fp8 / half
+            same_rate = g.vendor not in ("nvidia", "amd") and ratio == 1  # Trainium, Gaudi 3
+            assert 1.8 <= ratio <= 2.2 or same_rate, (g.id, tf)
+        if half and tf.tf32 and g.vendor == "nvidia":
+            assert 0.2 <= tf.tf32 / half <= 0.55, (g.id, tf)
+        if tf.bf16 and tf.fp16:
+            assert 0.45 <= tf.bf16 / tf.fp16 <= 1.05, (g.id, tf)
+        if half and tf.fp32 and g.vendor == "nvidia" and g.gpu_class == "datacenter":
+            assert half / tf.fp32 >= 3, (g.id, tf)  # H20: 148 / 44
+
+
+def test_gpu_numbers_plausible(cat) -> None:  # type: ignore[no-untyped-def]
+    for g in cat.gpus:
+        assert 4 <= g.memory_gb <= 512, g.id
+        if g.memory_bandwidth_gbps:
+            assert 50 <= g.memory_bandwidth_gbps <= 10000, g.id
+        if g.tdp_w:
+            assert 5 <= g.tdp_w <= 1500, g.id
+
+
+def test_model_params_match_architecture(cat) -> None:  # type: ignore[no-untyped-def]
+    """The stated size must agree with the shapes, or the memory estimates would be wrong."""
+    bad = []
+    for m in cat.models:
+        counted = count_params(m)
+        if abs(counted.total / 1e9 - m.params_b) / m.params_b > 0.06:
+            bad.append((m.id, m.params_b, round(counted.total / 1e9, 2)))
+    assert not bad, bad
+
+
+def test_every_file_parses_alone() -> None:
+    for path in builtin_files():
+        data, _ = read_toml(Path(path))
+        assert data, path
+
+
+@pytest.mark.parametrize(
+    ("name", "gpu_id"),
+    [
+        ("4090", "rtx-4090"),
+        ("RTX 4090", "rtx-4090"),
+        ("RTX4090", "rtx-4090"),
+        ("A100 80G", "a100-80gb"),
+        ("a100-80gb", "a100-80gb"),
+        ("A100-80GB", "a100-80gb"),
+        ("A100", "a100-40gb"),
+        ("H100", "h100-sxm"),
+        ("nvidia geforce rtx 4090", "rtx-4090"),
+    ],
+)
+def test_gpu_aliases(cat, name: str, gpu_id: str) -> None:  # type: ignore[no-untyped-def]
+    assert cat.gpu(name).id == gpu_id
+
+
+@pytest.mark.parametrize(
+    ("name", "model_id"),
+    [
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
+        ("qwen2.5:7b", "qwen2.5-7b"),
+        ("llama3.1:70b", "llama-3.1-70b"),
+        ("meta-llama/Llama-3.1-8B", "llama-3.1-8b"),
+        ("qwen2.5:7b-instruct-q4_K_M", "qwen2.5-7b"),
+    ],
+)
+def test_model_names(cat, name: str, model_id: str) -> None:  # type: ignore[no-untyped-def]
+    assert cat.model(name).id == model_id

@@ -1,0 +1,139 @@
+"""The catalog commands end to end: output, JSON contract, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent.parent / "golden"
+
+
+def _golden(name: str, text: str) -> None:
+    """Compare with tests/golden/NAME; GPUWISE_UPDATE_GOLDEN=1 rewrites the file."""
+    import os
+
+    path = GOLDEN / name
+    if os.environ.get("GPUWISE_UPDATE_GOLDEN") == "1" or not path.exists():
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("fixture_catalog")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gpus_golden(cli, lang: str) -> None:  # type: ignore[no-untyped-def]
+    res = cli("gpus", "--lang", lang)
+    assert res.code == 0, res.err
+    _golden(f"gpus.{lang}.txt", res.out)
+    res = cli("gpus", "show", "RTX 4090", "--lang", lang)
+    assert res.code == 0, res.err
+    _golden(f"gpus-show-4090.{lang}.txt", res.out)
+
+
+@pytest.mark.usefixtures("fixture_catalog")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_models_golden(cli, lang: str) -> None:  # type: ignore[no-untyped-def]
+    res = cli("models", "show", "llama3.1:8b", "--lang", lang)
+    assert res.code == 0, res.err
+    _golden(f"models-show-llama31.{lang}.txt", res.out)
+
+
+def test_gpus_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli("gpus", "--json")
+    assert res.code == 0, res.err
+    data = res.json()
+    assert len(data) >= 55
+    for g in data:
+        for key in (
+            "id",
+            "name",
+            "vendor",
+            "memory_gb",
+            "memory_bandwidth_gbps",
+            "tflops",
+            "tdp_w",
+            "sources",
+        ):
+            assert key in g, (g["id"], key)
+        assert g["sources"] and all({"url", "retrieved"} <= set(s) for s in g["sources"])
+
+
+def test_models_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli("models", "--json")
+    assert res.code == 0, res.err
+    data = res.json()
+    assert len(data) >= 45
+    for m in data:
+        for key in (
+            "id",
+            "params_b",
+            "active_params_b",
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "vocab_size",
+            "max_context",
+            "sources",
+        ):
+            assert key in m, (m["id"], key)
+
+
+def test_gpus_filters(cli) -> None:  # type: ignore[no-untyped-def]
+    data = cli("gpus", "--vendor", "amd", "--min-memory", "100", "--json").json()
+    assert data and all(g["vendor"] == "amd" and g["memory_gb"] >= 100 for g in data)
+    data = cli("gpus", "--class", "consumer", "--sort", "bandwidth", "--json").json()
+    bws = [g["memory_bandwidth_gbps"] or 0 for g in data]
+    assert bws == sorted(bws, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("gpus", "show", "RTX 9999"), "unknown GPU"),
+        (("models", "show", "not-a-model-xyz"), "unknown model"),
+        (("gpus", "--vendor", "nvidai"), "--vendor"),
+        (("gpus", "--sort", "speed"), "--sort"),
+        (("gpus", "--min-memory", "-3"), "--min-memory"),
+        (("--lang", "fr", "gpus"), "--lang"),
+        (("models", "show", "/no/such/dir/config.json"), "does not exist"),
+    ],
+)
+def test_bad_input_one_line_exit_2(cli, args: tuple[str, ...], needle: str) -> None:  # type: ignore[no-untyped-def]
+    res = cli(*args)
+    assert res.code == 2
+    assert needle in res.err
+    assert len(res.err.strip().splitlines()) == 1
+    assert "Traceback" not in res.err
+
+
+def test_unknown_gpu_suggests_close_name(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli("gpus", "show", "RTX 4900")
+    assert res.code == 2 and "rtx-4090" in res.err
+
+
+def test_chinese_error_message(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli("gpus", "show", "RTX 9999", "--lang", "zh")
+    assert res.code == 2 and "未知的 GPU" in res.err
+
+
+def test_debug_shows_traceback(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli("gpus", "show", "RTX 9999", "--debug")
+    assert res.code == 2 and "Traceback" in res.err
+
+
+def test_help_in_both_languages(cli) -> None:  # type: ignore[no-untyped-def]
+    assert "buy or rent" in cli("--help").out
+    assert "买卡还是租云" in cli("--help", "--lang", "zh").out
+
+
+def test_lang_from_environment(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from gpuwise.i18n import detect_lang
+
+    monkeypatch.setenv("GPUWISE_LANG", "zh")
+    assert detect_lang(None) == "zh"
+    monkeypatch.delenv("GPUWISE_LANG")
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert detect_lang(None) == "zh"
+    assert detect_lang("en") == "en"

@@ -1,0 +1,64 @@
+"""Shared fixtures: an isolated home for every test, and a helper to run the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuwise.catalog import catalog as catalog_module
+from gpuwise.i18n import set_lang
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Never read or write the real user config/cache; fixed width, no colour, English default."""
+    monkeypatch.setenv("GPUWISE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("GPUWISE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GPUWISE_LANG", raising=False)
+    monkeypatch.delenv("GPUWISE_DATA_DIR", raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    catalog_module._loaded.clear()
+    set_lang("en")
+    yield
+    catalog_module._loaded.clear()
+
+
+@pytest.fixture
+def fixture_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Use the small fixed catalog in tests/fixtures/catalog (for golden output)."""
+    monkeypatch.setenv("GPUWISE_DATA_DIR", str(FIXTURES / "catalog"))
+
+
+@dataclass
+class Result:
+    """What one CLI run printed and returned."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Any:
+    """Run `gpuwise ARGS…` in-process; returns a Result."""
+    from gpuwise.cli.app import main
+
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
