@@ -3,7 +3,8 @@
 Used to check catalog entries (the stated `params_b` must match the shapes) and to describe
 models read from a local config.json. Counts the weight matrices of a decoder-only transformer
 with gated FFNs (SwiGLU / GeGLU: gate, up and down projections, as Llama, Qwen, Mistral, Gemma,
-DeepSeek and gpt-oss use); norms and biases are under 0.1% and left out.
+DeepSeek and gpt-oss use) or plain two-matrix MLPs (MPT, GPT-NeoX: gated_ffn = false); norms
+and biases are under 0.1% and left out.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def count_params(m: LlmModel) -> ParamCounts:
     attention = attention_params_per_layer(m) * m.layers
     moe = m.moe
     dense_layers = m.layers - (moe.moe_layers if moe else 0)
-    ffn_dense = 3 * h * m.intermediate_size * dense_layers
+    matrices = 3 if m.gated_ffn else 2  # gate, up, down (SwiGLU/GeGLU) or up, down (GeLU MLP)
+    ffn_dense = matrices * h * m.intermediate_size * dense_layers
     experts = shared = router = 0
     share = 1.0
     if moe:

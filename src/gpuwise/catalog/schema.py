@@ -185,6 +185,7 @@ class LlmModel(Sourced):
     head_dim: PositiveInt
     vocab_size: PositiveInt
     tied_embeddings: bool = False
+    gated_ffn: bool = True
     max_context: PositiveInt
     sliding_window: PositiveInt | None = None
     sliding_window_layers: int | None = Field(default=None, ge=0)

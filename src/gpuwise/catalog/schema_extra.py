@@ -105,6 +105,9 @@ class FeatureSupport(Sourced):
     note_zh: str = ""
 
 
+from gpuwise.catalog.schema_compat import COMPAT_KINDS  # noqa: E402
+from gpuwise.catalog.schema_cost import COST_KINDS  # noqa: E402
+from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
 from gpuwise.catalog.schema_memory import (  # noqa: E402
     ActivationModel,
     Engine,
@@ -131,3 +134,6 @@ EXTRA_KINDS: dict[str, type[BaseModel]] = {
     "maintenance": Maintenance,
     "feature": FeatureSupport,
 }
+EXTRA_KINDS.update(SPEED_KINDS)
+EXTRA_KINDS.update(COMPAT_KINDS)
+EXTRA_KINDS.update(COST_KINDS)

@@ -23,7 +23,7 @@ class WeightFormat(Sourced):
 
     id: str
     aliases: list[str] = Field(default_factory=list)
-    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "gguf", "int8"]
+    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "gguf", "int8", "mlx"]
     bits_per_weight: PositiveFloat
     quantizes: Literal["linear", "all"] = "linear"
     boosted_bits_per_weight: PositiveFloat | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from gpuwise.cli.estimate_options import JobOptions, build_request, with_job_options
@@ -16,22 +18,50 @@ def register(app: typer.Typer) -> None:
     def estimate(
         model: str = typer.Argument(..., help=t("models.arg_name")),
         gpu: str = typer.Option(None, "--gpu", help=t("est.opt_gpu")),
+        concurrency: int = typer.Option(None, "--concurrency", help=t("est.opt_concurrency")),
+        train_tokens: float = typer.Option(None, "--train-tokens", help=t("est.opt_train_tokens")),
+        epochs: float = typer.Option(1.0, "--epochs", help=t("est.opt_epochs")),
+        cpu_bandwidth: float = typer.Option(None, "--cpu-bandwidth", help=t("est.opt_cpu_bw")),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
         job: JobOptions | None = None,
     ) -> None:
         assert job is not None
-        _run(model, gpu, as_json, job)
+        for flag, value in (
+            ("--concurrency", concurrency),
+            ("--train-tokens", train_tokens),
+            ("--epochs", epochs),
+            ("--cpu-bandwidth", cpu_bandwidth),
+        ):
+            if value is not None and value <= 0:
+                from gpuwise.errors import UserError
+
+                raise UserError("estimate.not_positive", flag=flag, value=value)
+        opts = {
+            "concurrency": concurrency,
+            "train_tokens": train_tokens,
+            "epochs": epochs,
+            "cpu_bandwidth_gbps": cpu_bandwidth,
+            "gen_tokens": job.gen_tokens,
+        }
+        _run(model, gpu, as_json, job, opts)
 
 
-def _run(model: str, gpu_name: str | None, as_json: bool, job: JobOptions) -> None:
+def _run(
+    model: str, gpu_name: str | None, as_json: bool, job: JobOptions, opts: dict[str, Any]
+) -> None:
+    from gpuwise.errors import UserError
     from gpuwise.estimate.constants import MemoryConstants
     from gpuwise.estimate.report import estimate_report
+    from gpuwise.estimate.speed_constants import SpeedConstants
     from gpuwise.render import out
 
     cat, req = build_request(model, job)
     consts = MemoryConstants.from_catalog(cat)
     gpu = cat.gpu(gpu_name) if gpu_name else None
-    report = estimate_report(req, consts, gpu)
+    if gpu is None and (opts["concurrency"] or opts["train_tokens"]):
+        raise UserError("speed.needs_gpu")
+    sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
+    report = estimate_report(req, consts, gpu, sc, opts)
     if as_json:
         out.emit_json(report)
         return

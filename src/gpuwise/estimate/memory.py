@@ -143,7 +143,7 @@ def _inference_parts(r: Resolved, c: MemoryConstants) -> dict[str, float]:
     return parts
 
 
-def _trainable_params(r: Resolved) -> tuple[float, float]:
+def trainable_params(r: Resolved) -> tuple[float, float]:
     """(adapter + trained-module parameters, parameters whose weights train in full)."""
     m, req = r.req.model, r.req
     if req.mode == "full":
@@ -158,7 +158,7 @@ def _trainable_params(r: Resolved) -> tuple[float, float]:
 def _training_parts(r: Resolved, c: MemoryConstants) -> dict[str, float]:
     """Model states sharded by the strategy, plus activations and logits of one micro-batch."""
     m, req, prec, opt = r.req.model, r.req, r.precision, r.optimizer
-    adapters, full = _trainable_params(r)
+    adapters, full = trainable_params(r)
     trainable = adapters + full
     state_bytes = opt.states * (opt.bytes_per_state or prec.state_bytes)
     if req.mode in ("full", "freeze"):

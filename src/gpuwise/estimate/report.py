@@ -9,9 +9,18 @@ from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import max_batch, max_context, usable_bytes
 from gpuwise.estimate.memory import estimate_memory, gpu_capacity_bytes
 from gpuwise.estimate.request import MemoryRequest
+from gpuwise.estimate.resolve import resolve
+from gpuwise.estimate.speed import SpeedInputs, inference_speed, training_speed
+from gpuwise.estimate.speed_constants import SpeedConstants
 
 
-def estimate_report(req: MemoryRequest, c: MemoryConstants, gpu: Gpu | None) -> dict[str, Any]:
+def estimate_report(
+    req: MemoryRequest,
+    c: MemoryConstants,
+    gpu: Gpu | None,
+    sc: SpeedConstants | None = None,
+    speed_opts: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Memory per GPU (breakdown, totals, band); with a GPU: fits, headroom, max batch/context."""
     minimal = estimate_memory(req, c)
     shown = estimate_memory(req, c, gpu) if gpu is not None else minimal
@@ -49,4 +58,46 @@ def estimate_report(req: MemoryRequest, c: MemoryConstants, gpu: Gpu | None) -> 
             max_batch=max_batch(req, c, gpu),
             max_context=max_context(req, c, gpu),
         )
+        if sc is not None:
+            report["speed"] = speed_report(req, c, sc, gpu, speed_opts or {}, memory)
     return report
+
+
+def offload_fraction(minimal_total: int, usable: int, weights: int, engine_offloads: bool) -> float:
+    """Share of the weights llama.cpp / Ollama would keep on the CPU to make the job fit."""
+    if not engine_offloads or minimal_total <= usable or weights <= 0:
+        return 0.0
+    return min(1.0, (minimal_total - usable) / weights)
+
+
+def speed_report(
+    req: MemoryRequest,
+    c: MemoryConstants,
+    sc: SpeedConstants,
+    gpu: Gpu,
+    opts: dict[str, Any],
+    memory: dict[str, Any],
+) -> dict[str, Any]:
+    """The `speed` object: prefill/decode/TTFT/bound, serving and training figures."""
+    r = resolve(req, c)
+    offload = offload_fraction(
+        memory["minimum_device_total_bytes"],
+        usable_bytes(gpu, c, req),
+        memory["breakdown"]["weights"],
+        r.engine.embeddings_on_cpu,
+    )
+    inputs = SpeedInputs(
+        gpu=gpu,
+        gen_tokens=int(opts.get("gen_tokens") or 128),
+        concurrency=opts.get("concurrency"),
+        train_tokens=opts.get("train_tokens"),
+        epochs=float(opts.get("epochs") or 1.0),
+        cpu_bandwidth_gbps=opts.get("cpu_bandwidth_gbps"),
+        offload_fraction=offload,
+        max_batch=max_batch(req, c, gpu) if opts.get("concurrency") else None,
+    )
+    est = training_speed(r, sc, inputs) if req.training else inference_speed(r, sc, inputs)
+    out = est.as_dict()
+    if offload:
+        out["offload_fraction"] = round(offload, 3)
+    return out

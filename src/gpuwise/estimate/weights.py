@@ -54,7 +54,7 @@ def weight_bytes(m: LlmModel, fmt: WeightFormat, embeddings_on_cpu: bool = False
         emb = embedding * fmt.bits_per_weight / 8
         on_cpu = embeddings_on_cpu and not m.tied_embeddings
         return WeightBytes(total - (emb if on_cpu else 0.0), 0.0, not on_cpu)
-    if fmt.quantizes == "all" and fmt.kind == "float":
+    if fmt.quantizes == "all" and fmt.kind in ("float", "mlx"):
         return WeightBytes((embedding + head + linear) * fmt.bits_per_weight / 8, 0.0)
     if fmt.kind == "gguf":
         return _gguf_bytes(m, fmt, embedding, head, linear, embeddings_on_cpu)

@@ -75,5 +75,36 @@ def render_estimate(console: Console, report: dict[str, Any]) -> None:
             )
         )
         console.print(t("est.limits", batch=report["max_batch"], context=report["max_context"]))
+    if "speed" in report:
+        console.print(speed_table(report["speed"]))
     for note in report["notes"]:
         console.print("• " + t(note["key"], **note["params"]))
+
+
+SPEED_ROWS = (
+    ("prefill_tokens_per_s", "speed.prefill", "{:,.0f}"),
+    ("decode_tokens_per_s", "speed.decode", "{:,.1f}"),
+    ("time_to_first_token_s", "speed.ttft", "{:,.3f}"),
+    ("serving_tokens_per_s", "speed.serving", "{:,.0f}"),
+    ("train_tokens_per_s", "speed.train", "{:,.0f}"),
+    ("step_time_s", "speed.step", "{:,.3f}"),
+    ("train_time_h", "speed.train_time", "{:,.1f}"),
+    ("offload_fraction", "speed.offload", "{:.0%}"),
+)
+
+
+def speed_table(speed: dict[str, Any]) -> Table:
+    """Throughputs and times, then the bound and the efficiency factors used."""
+    table = Table(title=t("speed.title"), show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    for key, label, fmt in SPEED_ROWS:
+        if speed.get(key) is not None:
+            table.add_row(t(label), fmt.format(speed[key]))
+    table.add_row(t("speed.bound"), t(f"bound.{speed['bound']}"))
+    if speed.get("serving_bound"):
+        table.add_row(t("speed.serving_bound"), t(f"bound.{speed['serving_bound']}"))
+    factors = speed.get("factors", {})
+    shown = ", ".join(f"{k}={v}" for k, v in factors.items() if k != "sources")
+    table.add_row(t("speed.factors"), shown)
+    return table

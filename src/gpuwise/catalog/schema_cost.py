@@ -1,0 +1,54 @@
+"""Typed cost data beyond cloud offers (registered through COST_KINDS into EXTRA_KINDS).
+
+- `host_platform`: what a host for N cards is built from (consumer desktop, workstation,
+  server), which host parts it uses, how many cards it takes and what the host draws.
+- `cost_assumption`: a named constant of the cost model (idle draw as a share of TDP, default
+  spot interruption rate, restart time, …), each with a source and a `basis` that says whether
+  it was measured, published, derived by arithmetic, or is an explicit assumption.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat, PositiveInt
+
+from gpuwise.catalog.schema import Sourced
+
+PartKind = Literal["cpu_board", "ram", "ssd", "psu", "chassis", "cooling", "server_barebone"]
+
+
+class HostPlatform(Sourced):
+    """A kind of host for GPUs and the parts it is priced from.
+
+    The number of cards it takes is the smallest of `max_gpus` and the `max_gpus` of its parts
+    (CPU lanes, board slots, chassis bays). The PSU is not listed in `parts`: it is chosen by
+    watts from the catalog's PSUs (see cost.own). `needs` names every kind of part a working
+    host must have; a kind with no priced part shows as "unpriced", never as free.
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name_en: str
+    name_zh: str
+    max_gpus: PositiveInt
+    form_factors: list[str] = Field(default_factory=lambda: ["pcie"])
+    parts: list[str] = Field(default_factory=list)
+    needs: list[PartKind] = Field(default_factory=list)
+    idle_w: NonNegativeFloat
+    load_w: PositiveFloat
+    pue: str = "home"
+
+
+class CostAssumption(Sourced):
+    """One constant of the cost model, with its unit and how it was obtained."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    value: float
+    unit: str
+    basis: Literal["measured", "published", "derived", "assumption"]
+
+
+COST_KINDS: dict[str, type[BaseModel]] = {
+    "host_platform": HostPlatform,
+    "cost_assumption": CostAssumption,
+}

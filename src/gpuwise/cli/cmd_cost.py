@@ -1,0 +1,152 @@
+"""`gpuwise cost`: own N cards or rent cloud offers — itemised bills, break-even, a chart."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from gpuwise.i18n import t
+
+if TYPE_CHECKING:
+    from gpuwise.cost.rent import RentUsage
+    from gpuwise.cost.resolve import OwnOptions, RentOptions
+
+
+def register(app: typer.Typer) -> None:
+    """Add `cost` to the root app."""
+
+    @app.command("cost", help=t("cost.help"))
+    def cost(
+        own: str = typer.Option(None, "--own", help=t("cost.opt_own")),
+        count: int = typer.Option(1, "--count", help=t("cost.opt_count")),
+        vs: list[str] = typer.Option([], "--vs", help=t("cost.opt_vs")),  # noqa: B008
+        hours_per_day: float = typer.Option(8.0, "--hours-per-day", help=t("cost.opt_hours")),
+        months: int = typer.Option(24, "--months", help=t("cost.opt_months")),
+        data_gb: float = typer.Option(0.0, "--data-gb", help=t("cost.opt_data_gb")),
+        storage: str = typer.Option("block", "--storage", help=t("cost.opt_storage")),
+        egress_gb: float = typer.Option(0.0, "--egress-gb-per-month", help=t("cost.opt_egress")),
+        snapshot_gb: float = typer.Option(0.0, "--snapshot-gb", help=t("cost.opt_snapshot")),
+        checkpoint_min: float = typer.Option(
+            30.0, "--checkpoint-min", help=t("cost.opt_checkpoint")
+        ),
+        nat: bool = typer.Option(False, "--nat", help=t("cost.opt_nat")),
+        no_public_ip: bool = typer.Option(False, "--no-public-ip", help=t("cost.opt_no_ip")),
+        card_price: float = typer.Option(None, "--card-price", help=t("cost.opt_card_price")),
+        host_price: float = typer.Option(None, "--host-price", help=t("cost.opt_host_price")),
+        platform: str = typer.Option(None, "--platform", help=t("cost.opt_platform")),
+        tariff: str = typer.Option(None, "--tariff", help=t("cost.opt_tariff")),
+        pue: str = typer.Option(None, "--pue", help=t("cost.opt_pue")),
+        idle_hours: float = typer.Option(None, "--idle-hours-per-day", help=t("cost.opt_idle")),
+        resale_pct: float = typer.Option(None, "--resale-pct", help=t("cost.opt_resale")),
+        maintenance_pct: float = typer.Option(
+            None, "--maintenance-pct", help=t("cost.opt_maintenance")
+        ),
+        interruptions: float = typer.Option(
+            None, "--spot-interruptions-per-day", help=t("cost.opt_interruptions")
+        ),
+        restart_min: float = typer.Option(None, "--restart-min", help=t("cost.opt_restart")),
+        currency: str = typer.Option(None, "--currency", help=t("cost.opt_currency")),
+        fx: float = typer.Option(None, "--fx", help=t("cost.opt_fx")),
+        plot: str = typer.Option(None, "--plot", help=t("cost.opt_plot")),
+        as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
+    ) -> None:
+        from gpuwise.cost.rent import RentUsage
+        from gpuwise.cost.resolve import OwnOptions, RentOptions
+
+        _check(hours_per_day, months, idle_hours, data_gb, egress_gb, snapshot_gb, checkpoint_min)
+        if storage not in ("block", "object", "both"):
+            from gpuwise.errors import UserError
+
+            raise UserError("cost.bad_storage", value=storage)
+        usage = RentUsage(
+            data_gb=data_gb,
+            storage=storage,  # type: ignore[arg-type]
+            egress_gb_per_month=egress_gb,
+            snapshot_gb=snapshot_gb,
+            checkpoint_min=checkpoint_min,
+            public_ip=not no_public_ip,
+            nat=nat,
+        )
+        own_opts = OwnOptions(
+            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct
+        )
+        rent_opts = RentOptions(interruptions, restart_min)
+        _run(
+            own, count, vs, hours_per_day, months, idle_hours, usage, own_opts, rent_opts,
+            currency, fx, plot, as_json,
+        )  # fmt: skip
+
+
+def _check(
+    hours: float,
+    months: int,
+    idle: float | None,
+    data_gb: float,
+    egress_gb: float,
+    snapshot_gb: float,
+    checkpoint_min: float,
+) -> None:
+    """Bad numbers end here with one clear line (exit 2)."""
+    from gpuwise.errors import UserError
+
+    if not 0 <= hours <= 24:
+        raise UserError("cost.bad_hours", value=hours)
+    if months < 1:
+        raise UserError("cost.bad_months", value=months)
+    if idle is not None and not 0 <= idle <= 24 - hours:
+        raise UserError("cost.bad_idle_hours", value=idle, max=24 - hours)
+    for option, value in (
+        ("--data-gb", data_gb),
+        ("--egress-gb-per-month", egress_gb),
+        ("--snapshot-gb", snapshot_gb),
+        ("--checkpoint-min", checkpoint_min),
+    ):
+        if value < 0:
+            raise UserError("cost.negative", option=option, value=value)
+
+
+def _run(
+    own: str | None,
+    count: int,
+    vs: list[str],
+    hours_per_day: float,
+    months: int,
+    idle_hours: float | None,
+    usage: RentUsage,
+    own_opts: OwnOptions,
+    rent_opts: RentOptions,
+    currency: str | None,
+    fx: float | None,
+    plot: str | None,
+    as_json: bool,
+) -> None:
+    import datetime as dt
+
+    from gpuwise.catalog import load_catalog
+    from gpuwise.cli.cmd_offers import default_currency
+    from gpuwise.cost.report import cost_report
+    from gpuwise.cost.resolve import make_context, resolve_own, resolve_rent
+    from gpuwise.errors import UserError
+    from gpuwise.render import out
+
+    if not own and not vs:
+        raise UserError("cost.nothing_to_compare")
+    cat = load_catalog()
+    ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
+    owned = resolve_own(cat, ctx, own, count, own_opts) if own else None
+    rents = [resolve_rent(cat, ctx, v, rent_opts) for v in vs]
+    report = cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
+    notes: list[str] = []
+    if plot:
+        from gpuwise.i18n import get_lang
+        from gpuwise.render.chart import plot_cumulative
+
+        notes = plot_cumulative(report, plot, get_lang())
+        report["plot"] = {"path": plot, "notes": notes}
+    if as_json:
+        out.emit_json(report)
+        return
+    from gpuwise.render.cost import render_cost
+
+    render_cost(out.console(), report, notes)

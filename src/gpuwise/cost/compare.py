@@ -1,0 +1,93 @@
+"""Owning against renting: break-even hours per day, break-even month, cumulative curves.
+
+Both costs are linear in the hours of use (energy and hourly rent grow with hours; purchase,
+storage and committed billing do not), so the break-even use is the root of a straight line
+through the cost difference at 0 and 24 hours a day. The break-even month is the first month
+at which owning, net of what the cards would fetch if sold then, has cost no more than renting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpuwise.cost.model import CostOption, busy_hours_per_month
+from gpuwise.cost.own import OwnSpec, own_cost
+from gpuwise.cost.rent import RentSpec, RentUsage, rent_cost
+
+BREAK_EVEN_SEARCH_MONTHS = 120
+"""How far (months) the break-even month is searched: ten years, past any GPU's useful life."""
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where owning and one rental option cost the same.
+
+    `hours_per_day`: the daily use above which owning is cheaper over the horizon (None when
+    one side wins at every use; `cheaper_always` then says which). `months`: the first month
+    at which owning has cost no more than renting at the given use (None within the search).
+    """
+
+    hours_per_day: float | None
+    months: int | None
+    cheaper_always: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON shape."""
+        return {
+            "hours_per_day": self.hours_per_day,
+            "months": self.months,
+            "cheaper_always": self.cheaper_always,
+        }
+
+
+def break_even_hours(
+    cost_own: Callable[[float], float], cost_rent: Callable[[float], float]
+) -> tuple[float | None, str | None]:
+    """Hours/day where the two (linear) totals meet, or which side wins at any use.
+
+    Returns (hours, None) when they cross inside 0–24 h/day, else (None, "own"|"rent"|"equal").
+    """
+    d0 = cost_rent(0.0) - cost_own(0.0)
+    d24 = cost_rent(24.0) - cost_own(24.0)
+    if d0 == d24:
+        return (None, "equal" if d0 == 0 else ("own" if d0 > 0 else "rent"))
+    root = 24.0 * -d0 / (d24 - d0)
+    if 0.0 <= root <= 24.0:
+        return (root, None)
+    return (None, "own" if d0 > 0 else "rent")
+
+
+def break_even(
+    own: OwnSpec,
+    rent: RentSpec,
+    hours_per_day: float,
+    months: float,
+    usage: RentUsage,
+    idle_hours_per_day: float | None = None,
+) -> BreakEven:
+    """Break-even use over the horizon and break-even month at the given use."""
+
+    def idle(h: float) -> float | None:
+        return None if idle_hours_per_day is None else busy_hours_per_month(idle_hours_per_day)
+
+    def own_total(h: float) -> float:
+        return own_cost(own, busy_hours_per_month(h), months, idle(h)).total
+
+    def rent_total(h: float) -> float:
+        return rent_cost(rent, busy_hours_per_month(h), months, usage).total
+
+    hours, always = break_even_hours(own_total, rent_total)
+    busy = busy_hours_per_month(hours_per_day)
+    idle_m = idle(hours_per_day)
+    month: int | None = None
+    for m in range(1, BREAK_EVEN_SEARCH_MONTHS + 1):
+        if own_cost(own, busy, m, idle_m).total <= rent_cost(rent, busy, m, usage).total:
+            month = m
+            break
+    return BreakEven(hours, month, always)
+
+
+def cumulative(cost_at: Callable[[int], CostOption], months: int) -> list[float]:
+    """Total cost had the project stopped after 1, 2, … `months` months."""
+    return [cost_at(m).total for m in range(1, months + 1)]

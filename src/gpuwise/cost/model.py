@@ -1,0 +1,95 @@
+"""Result and bookkeeping types shared by the cost functions."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+
+STALE_AFTER_DAYS = 180
+"""Product rule (issue 5): a price older than this many days is shown as stale."""
+
+DAYS_PER_MONTH = HOURS_PER_MONTH / 24
+"""Days in an average month (730 h / 24 h), so hours per day x DAYS_PER_MONTH = hours a month."""
+
+
+def busy_hours_per_month(hours_per_day: float) -> float:
+    """Hours of use a month for a daily usage (an average month of 730 hours)."""
+    return hours_per_day * DAYS_PER_MONTH
+
+
+def is_stale(date: dt.date | None, today: dt.date) -> bool:
+    """True when a dated price is older than STALE_AFTER_DAYS; an undated price is stale."""
+    return date is None or (today - date).days > STALE_AFTER_DAYS
+
+
+@dataclass(frozen=True)
+class CostOption:
+    """The cost of one option over the horizon.
+
+    `items` are named amounts (in `currency`) whose sum is `total` exactly; an amount may be
+    negative (resale). `unpriced` names items the option needs but the catalog has no price
+    for: they are left out of the total and shown as "unpriced", never as free.
+    """
+
+    label: str
+    kind: Literal["own", "rent"]
+    currency: str
+    months: float
+    items: dict[str, float]
+    unpriced: tuple[str, ...] = ()
+    details: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        """Sum of the items (the same float every time: a fixed order of addition)."""
+        return sum(self.items.values())
+
+    @property
+    def monthly(self) -> float:
+        """Total spread over the months of the horizon."""
+        return self.total / self.months if self.months else 0.0
+
+
+@dataclass(frozen=True)
+class PriceRef:
+    """A price a result rests on, with its date, so every shown price can say how old it is."""
+
+    label: str
+    amount: float
+    currency: str
+    per: str
+    date: dt.date | None
+    source: str
+    stale: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {
+            "label": self.label,
+            "amount": self.amount,
+            "currency": self.currency,
+            "per": self.per,
+            "date": self.date.isoformat() if self.date else None,
+            "source": self.source,
+            "stale": self.stale,
+        }
+
+
+@dataclass(frozen=True)
+class Note:
+    """A message key and its parameters (rendered in the user's language later)."""
+
+    key: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, key: str, **params: Any) -> Note:
+        """Build a note from keyword parameters."""
+        return cls(key, tuple(params.items()))
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape: key and params."""
+        return {"key": self.key, "params": dict(self.params)}

@@ -1,0 +1,133 @@
+"""The cost of owning N cards over a horizon.
+
+    total = cards + host + electricity + maintenance - resale
+
+- cards: count x purchase price (street price, else launch price, else the user's value);
+- host: the host parts for that many cards (or the user's value), PSU sized from TDP;
+- electricity: (busy hours x load power + idle hours x idle power) x PUE x tariff, where
+  load power = cards x TDP x load fraction + host load draw and idle power likewise;
+- maintenance: yearly allowance x cards' price x years;
+- resale: what the cards fetch used at the end (interpolated curve, or the user's share).
+
+Everything is in one currency, already converted when the spec was resolved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuwise.cost.model import DAYS_PER_MONTH, CostOption
+
+
+@dataclass(frozen=True)
+class OwnSpec:
+    """Pre-resolved inputs for owning `count` cards (all money in `currency`)."""
+
+    label: str
+    gpu_id: str
+    count: int
+    currency: str
+    card_price: float
+    host_price: float | None
+    gpu_load_w: float | None
+    gpu_idle_w: float | None
+    host_load_w: float
+    host_idle_w: float
+    pue: float
+    tariff_per_kwh: float
+    maintenance_annual_fraction: float
+    resale_base_per_card: float
+    resale_age_months: float
+    resale_curve: tuple[tuple[float, float], ...] = ()
+    resale_fraction_override: float | None = None
+    unpriced_host: tuple[str, ...] = ()
+
+
+def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
+    """PSU size: (rest of the system + cards x TDP) x headroom (owning.toml psu_sizing)."""
+    return (base_system_w + count * gpu_tdp_w) * headroom
+
+
+def pick_psu(required_w: float, psus: Sequence[tuple[str, float, float]]) -> str | None:
+    """The cheapest PSU (id, watts, price) of at least `required_w`; None if none is big enough."""
+    fitting = [p for p in psus if p[1] >= required_w]
+    return min(fitting, key=lambda p: p[2])[0] if fitting else None
+
+
+def resale_fraction(curve: Sequence[tuple[float, float]], age_months: float) -> float:
+    """Used price as a share of launch price at `age_months`, piecewise linear.
+
+    The curve starts at (0, 1.0): at launch a card sells for its launch price by definition.
+    Past the last observed point the last share holds (no extrapolation).
+    """
+    points = [(0.0, 1.0), *sorted(curve)]
+    if age_months >= points[-1][0]:
+        return points[-1][1]
+    for (m0, f0), (m1, f1) in itertools.pairwise(points):
+        if m0 <= age_months <= m1:
+            return f0 if m1 == m0 else f0 + (f1 - f0) * (age_months - m0) / (m1 - m0)
+    return points[0][1]
+
+
+def resale_value(spec: OwnSpec, months: float) -> float:
+    """What the cards fetch used after `months` of ownership."""
+    if spec.resale_fraction_override is not None:
+        return spec.count * spec.card_price * spec.resale_fraction_override
+    if not spec.resale_curve:
+        return 0.0
+    share = resale_fraction(spec.resale_curve, spec.resale_age_months + months)
+    return spec.count * spec.resale_base_per_card * share
+
+
+def energy_kwh(spec: OwnSpec, busy_hours: float, idle_hours: float) -> float | None:
+    """Energy drawn from the wall over the given hours (PUE not applied); None if unknown."""
+    if spec.gpu_load_w is None or spec.gpu_idle_w is None:
+        return None
+    load_w = spec.count * spec.gpu_load_w + spec.host_load_w
+    idle_w = spec.count * spec.gpu_idle_w + spec.host_idle_w
+    return (busy_hours * load_w + idle_hours * idle_w) / 1000
+
+
+def own_cost(
+    spec: OwnSpec,
+    busy_hours_per_month: float,
+    months: float,
+    idle_hours_per_month: float | None = None,
+) -> CostOption:
+    """Itemised cost of owning over `months`; the machine idles when not busy unless told.
+
+    `idle_hours_per_month` defaults to the rest of the month (the box stays on); give 0 for a
+    machine switched off when not in use.
+    """
+    if idle_hours_per_month is None:
+        idle_hours_per_month = max(0.0, 24 * DAYS_PER_MONTH - busy_hours_per_month)
+    cards = spec.count * spec.card_price
+    items: dict[str, float] = {"cards": cards}
+    unpriced = list(spec.unpriced_host)
+    if spec.host_price is None:
+        unpriced.insert(0, "host")
+    else:
+        items["host"] = spec.host_price
+    kwh = energy_kwh(spec, busy_hours_per_month * months, idle_hours_per_month * months)
+    if kwh is None:
+        unpriced.append("electricity")
+    else:
+        items["electricity"] = kwh * spec.pue * spec.tariff_per_kwh
+    items["maintenance"] = cards * spec.maintenance_annual_fraction * months / 12
+    items["resale"] = -resale_value(spec, months)
+    return CostOption(
+        label=spec.label,
+        kind="own",
+        currency=spec.currency,
+        months=months,
+        items=items,
+        unpriced=tuple(unpriced),
+        details={
+            "busy_hours": busy_hours_per_month * months,
+            "idle_hours": idle_hours_per_month * months,
+            "energy_kwh": math.nan if kwh is None else kwh * spec.pue,
+        },
+    )

@@ -1,0 +1,148 @@
+"""The cost of renting one offer in one billing mode over a horizon, hidden costs included.
+
+- hourly modes (on-demand, spot): price x hours used, plus for spot the expected rework
+  (gpuwise.cost.spot) as a separate item;
+- committed modes (monthly, yearly, reserved, savings plans): whole periods, whatever the use;
+- the data set on block and/or object storage for the whole horizon; egress above the free
+  allowance; snapshots/images; a public IP and optionally a NAT gateway, per hour the instance
+  exists (hours used for hourly modes, every hour for committed ones).
+
+A rate the provider does not publish (None) makes that item "unpriced", never free.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+from gpuwise.cost.model import CostOption
+from gpuwise.cost.spot import SpotRisk, expected_interruptions, rework_hours
+
+COMMIT_MONTHS: dict[str, int] = {
+    "monthly": 1,
+    "yearly": 12,
+    "reserved-1y": 12,
+    "savings-plan-1y": 12,
+    "reserved-3y": 36,
+    "savings-plan-3y": 36,
+}
+"""Billing modes paid for whole periods of this many months, used or not."""
+
+_PER_HOURS = {"hour": 1.0, "month": HOURS_PER_MONTH, "year": HOURS_PER_MONTH * 12}
+
+
+@dataclass(frozen=True)
+class HiddenRates:
+    """Hidden-cost rates in the spec's currency; None = not published (unpriced)."""
+
+    block_per_gb_month: float | None = None
+    object_per_gb_month: float | None = None
+    egress_per_gb: float | None = None
+    egress_free_gb_per_month: float = 0.0
+    snapshot_per_gb_month: float | None = None
+    public_ip_per_hour: float | None = None
+    nat_per_hour: float | None = None
+    nat_per_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class RentSpec:
+    """Pre-resolved inputs for renting one offer in one billing mode (money in `currency`)."""
+
+    label: str
+    provider: str
+    instance: str
+    gpu_id: str
+    gpu_count: float
+    billing: str
+    price: float
+    per: Literal["hour", "month", "year"]
+    currency: str
+    hidden: HiddenRates
+    spot: SpotRisk | None = None
+
+    @property
+    def price_per_hour(self) -> float:
+        """The instance price spread over every hour of its period (a month = 730 h)."""
+        return self.price / _PER_HOURS[self.per]
+
+
+@dataclass(frozen=True)
+class RentUsage:
+    """What the project stores and moves, besides GPU hours."""
+
+    data_gb: float = 0.0
+    storage: Literal["block", "object", "both"] = "block"
+    egress_gb_per_month: float = 0.0
+    snapshot_gb: float = 0.0
+    checkpoint_min: float = 30.0
+    public_ip: bool = True
+    nat: bool = False
+
+
+def committed_periods(months: float, period_months: int) -> int:
+    """Whole commitment periods needed to cover `months` (a started period is paid in full)."""
+    return max(1, math.ceil(months / period_months - 1e-9))
+
+
+def rent_cost(
+    spec: RentSpec, busy_hours_per_month: float, months: float, usage: RentUsage
+) -> CostOption:
+    """Itemised cost of renting over `months` for `busy_hours_per_month` of work."""
+    items: dict[str, float] = {}
+    unpriced: list[str] = []
+    busy = busy_hours_per_month * months
+    details: dict[str, float] = {"busy_hours": busy}
+    period = COMMIT_MONTHS.get(spec.billing)
+    if period is None:
+        items["compute"] = spec.price_per_hour * busy
+        extra = rework_hours(busy, spec.spot, usage.checkpoint_min) if spec.spot else 0.0
+        if spec.spot:
+            items["spot_rework"] = spec.price_per_hour * extra
+            details["interruptions"] = expected_interruptions(busy, spec.spot)
+            details["rework_hours"] = extra
+        running = busy + extra
+    else:
+        periods = committed_periods(months, period)
+        items["compute"] = spec.price_per_hour * HOURS_PER_MONTH * period * periods
+        details["periods"] = periods
+        running = HOURS_PER_MONTH * months
+    details["billed_hours"] = running
+    h = spec.hidden
+
+    def add(name: str, rate: float | None, quantity: float) -> None:
+        if quantity <= 0:
+            return
+        if rate is None:
+            unpriced.append(name)
+        else:
+            items[name] = rate * quantity
+
+    gb_months = usage.data_gb * months
+    if usage.storage in ("block", "both"):
+        add("block_storage", h.block_per_gb_month, gb_months)
+    if usage.storage in ("object", "both"):
+        add("object_storage", h.object_per_gb_month, gb_months)
+    if usage.egress_gb_per_month > 0:
+        if h.egress_per_gb is None:
+            unpriced.append("egress")
+        else:  # billed above the free allowance; within it the item shows as 0
+            paid_gb = max(0.0, usage.egress_gb_per_month - h.egress_free_gb_per_month) * months
+            items["egress"] = h.egress_per_gb * paid_gb
+    add("snapshots", h.snapshot_per_gb_month, usage.snapshot_gb * months)
+    if usage.public_ip:
+        add("public_ip", h.public_ip_per_hour, running)
+    if usage.nat:
+        add("nat_gateway", h.nat_per_hour, running)
+        add("nat_traffic", h.nat_per_gb, usage.egress_gb_per_month * months)
+    return CostOption(
+        label=spec.label,
+        kind="rent",
+        currency=spec.currency,
+        months=months,
+        items=items,
+        unpriced=tuple(unpriced),
+        details=details,
+    )

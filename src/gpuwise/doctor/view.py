@@ -1,0 +1,126 @@
+"""Read-only views over the probe results that many rules share.
+
+`Facts` maps probe name → result. These helpers answer the common questions ("which NVIDIA
+GPUs?", "which driver?", "is this WSL?") once, preferring NVML over nvidia-smi where both
+report the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpuwise.probe.result import Found, ProbeResult, facts_of
+
+Facts = dict[str, ProbeResult]
+
+
+def get(facts: Facts, name: str) -> ProbeResult | None:
+    """The result of probe `name`, or None when it did not run."""
+    return facts.get(name)
+
+
+def found(facts: Facts, name: str) -> dict[str, Any]:
+    """The facts of probe `name` when it found something, else {}."""
+    return facts_of(facts.get(name))
+
+
+def any_facts(facts: Facts, name: str) -> dict[str, Any]:
+    """Facts of probe `name` whatever its status (failures may carry partial facts)."""
+    result = facts.get(name)
+    return result.facts if result is not None else {}
+
+
+@dataclass(frozen=True)
+class Host:
+    """Where we are: OS, package manager, WSL, container, the Python to fix."""
+
+    os: str
+    package_manager: str
+    distro: str
+    wsl: int
+    in_container: bool
+    python: str
+
+    @property
+    def windows(self) -> bool:
+        """Native Windows (not WSL)."""
+        return self.os == "Windows"
+
+
+def host(facts: Facts) -> Host:
+    """The host description used to tailor fix commands."""
+    system = found(facts, "system")
+    wsl = found(facts, "wsl")
+    torch_py = any_facts(facts, "torch").get("python", {})
+    return Host(
+        os=str(system.get("os", "")),
+        package_manager=str(system.get("package_manager", "")),
+        distro=str(system.get("distro_id", "")),
+        wsl=int(wsl.get("version", 0) or 0),
+        in_container=bool(found(facts, "container").get("in_container")),
+        python=str(torch_py.get("executable") or system.get("python_executable") or "python"),
+    )
+
+
+def nvidia_gpus(facts: Facts) -> list[dict[str, Any]]:
+    """NVIDIA GPUs from NVML, else from nvidia-smi (same keys); capability filled from NVML."""
+    nvml = found(facts, "nvml").get("gpus") or []
+    smi = found(facts, "nvidia_smi").get("gpus") or []
+    return list(nvml or smi)
+
+
+def driver_version(facts: Facts) -> str:
+    """The NVIDIA driver version (NVML, nvidia-smi, then the kernel module)."""
+    for name in ("nvml", "nvidia_smi"):
+        v = found(facts, name).get("driver_version")
+        if v:
+            return str(v)
+    return str(found(facts, "kernel").get("nvidia_module_version") or "")
+
+
+def driver_max_cuda(facts: Facts) -> str:
+    """Highest CUDA version the installed driver supports ("CUDA Version" of nvidia-smi)."""
+    for name in ("nvml", "nvidia_smi"):
+        v = found(facts, name).get("cuda_version")
+        if v:
+            return str(v)
+    return ""
+
+
+def pci_vendor_count(facts: Facts, vendor: str) -> int:
+    """How many GPUs/accelerators of `vendor` are on the PCI bus."""
+    return sum(1 for d in found(facts, "kernel").get("pci_gpus") or [] if d.get("vendor") == vendor)
+
+
+def nvidia_present(facts: Facts) -> bool:
+    """Any sign of an NVIDIA GPU: on the PCI bus, through the driver, or as a WSL device."""
+    wsl = found(facts, "wsl")
+    return bool(
+        nvidia_gpus(facts)
+        or pci_vendor_count(facts, "nvidia")
+        or (wsl.get("dxg") and wsl.get("wsl_libcuda"))
+    )
+
+
+def torch_info(facts: Facts) -> dict[str, Any]:
+    """The `torch` part of the PyTorch probe ({} when not installed or not probed)."""
+    t = found(facts, "torch").get("torch")
+    return t if isinstance(t, dict) else {}
+
+
+def capabilities(facts: Facts) -> list[str]:
+    """Compute capabilities of the NVIDIA GPUs (NVML, else what PyTorch reported)."""
+    ccs = [str(g["compute_capability"]) for g in nvidia_gpus(facts) if g.get("compute_capability")]
+    if not ccs:
+        ccs = [
+            str(d["capability"])
+            for d in torch_info(facts).get("devices") or []
+            if d.get("capability")
+        ]
+    return ccs
+
+
+def is_found(facts: Facts, name: str) -> bool:
+    """Whether probe `name` found something."""
+    return isinstance(facts.get(name), Found)

@@ -1,0 +1,101 @@
+"""Operating system, distribution, package manager, Python environment, Apple silicon."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from typing import Any
+
+from gpuwise.probe.context import ProbeContext
+from gpuwise.probe.result import Found, ProbeResult
+from gpuwise.probe.run import run_cmd, which
+
+# os-release ID / ID_LIKE words → the package manager that distribution uses.
+_PKG_BY_ID = {
+    "ubuntu": "apt",
+    "debian": "apt",
+    "linuxmint": "apt",
+    "pop": "apt",
+    "fedora": "dnf",
+    "rhel": "dnf",
+    "centos": "dnf",
+    "rocky": "dnf",
+    "almalinux": "dnf",
+    "ol": "dnf",
+    "amzn": "dnf",
+    "openeuler": "dnf",
+    "anolis": "dnf",
+    "opensuse": "zypper",
+    "sles": "zypper",
+    "suse": "zypper",
+    "arch": "pacman",
+    "manjaro": "pacman",
+}
+
+
+def parse_os_release(text: str) -> dict[str, str]:
+    """KEY=value lines of /etc/os-release, quotes removed."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.strip().partition("=")
+        if sep and key and not key.startswith("#"):
+            out[key] = value.strip().strip('"').strip("'")
+    return out
+
+
+def package_manager(os_release: dict[str, str], have: dict[str, bool]) -> str:
+    """apt / dnf / yum / zypper / pacman / brew / "" from os-release, checked against PATH."""
+    words = [os_release.get("ID", ""), *os_release.get("ID_LIKE", "").split()]
+    for word in words:
+        pm = _PKG_BY_ID.get(word.lower())
+        if pm == "dnf" and not have.get("dnf") and have.get("yum"):
+            return "yum"
+        if pm:
+            return pm
+    for pm in ("apt", "dnf", "yum", "zypper", "pacman", "brew"):
+        if have.get(pm):
+            return pm
+    return ""
+
+
+def probe_system(ctx: ProbeContext) -> ProbeResult:
+    """OS, kernel, distribution, package manager, this Python, conda/venv, Apple memory."""
+    system = platform.system()
+    os_release = parse_os_release(ctx.read("/etc/os-release") or "")
+    have = {pm: which(pm if pm != "apt" else "apt-get", ctx.env) is not None for pm in _PMS}
+    facts: dict[str, Any] = {
+        "os": system,
+        "kernel": platform.release(),
+        "machine": platform.machine(),
+        "distro_id": os_release.get("ID", ""),
+        "distro_version": os_release.get("VERSION_ID", ""),
+        "distro_name": os_release.get("PRETTY_NAME", ""),
+        "package_manager": package_manager(os_release, have),
+        "python": platform.python_version(),
+        "python_executable": ctx.python,
+        "conda_prefix": ctx.env.get("CONDA_PREFIX", ""),
+        "conda_env": ctx.env.get("CONDA_DEFAULT_ENV", ""),
+        "virtual_env": ctx.env.get("VIRTUAL_ENV", ""),
+        "in_venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
+        "user": ctx.env.get("USER") or ctx.env.get("USERNAME", ""),
+        "is_root": hasattr(os, "geteuid") and os.geteuid() == 0,
+    }
+    if system == "Darwin":
+        facts.update(_apple(ctx))
+    return Found(facts)
+
+
+_PMS = ("apt", "dnf", "yum", "zypper", "pacman", "brew")
+
+
+def _apple(ctx: ProbeContext) -> dict[str, Any]:
+    """Apple silicon: unified memory size (the GPU shares it) and the macOS version."""
+    out: dict[str, Any] = {
+        "apple_silicon": platform.machine() == "arm64",
+        "macos": platform.mac_ver()[0],
+    }
+    res = run_cmd(["sysctl", "-n", "hw.memsize"], ctx.left(2.0), ctx.env)
+    if res.ok and res.stdout.strip().isdigit():
+        out["memory_bytes"] = int(res.stdout.strip())
+    return out

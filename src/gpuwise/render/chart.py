@@ -1,0 +1,139 @@
+"""PNG chart of cumulative cost over months, break-even points marked (matplotlib, Agg).
+
+The only module that imports matplotlib, and only inside :func:`plot_cumulative`, so commands
+that draw no chart never pay for the import. Chinese labels need a CJK font: one is looked up
+among the fonts matplotlib knows; without one the labels fall back to English and a note says
+so (square boxes are never drawn).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpuwise.errors import UserError
+from gpuwise.i18n import Lang, t
+from gpuwise.render.cost import option_name
+
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Noto Serif CJK SC",
+    "Source Han Sans SC",
+    "Source Han Sans CN",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "Sarasa Gothic SC",
+    "Microsoft YaHei",
+    "SimHei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Heiti SC",
+    "AR PL UMing CN",
+)
+"""Fonts with Simplified Chinese glyphs, best first."""
+
+_CJK_HINTS = ("CJK", "Source Han", "WenQuanYi", "YaHei", "Hei", "Sarasa", "Droid Sans Fallback")
+
+
+def find_cjk_font() -> str | None:
+    """The name of an installed font that has Chinese glyphs, or None."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    for name in CJK_FONTS:
+        if name in names:
+            return name
+    return next((n for n in sorted(names) if any(h in n for h in _CJK_HINTS)), None)
+
+
+def plot_cumulative(report: dict[str, Any], path: str, lang: Lang) -> list[str]:
+    """Write the chart to `path`; return notes for the user (already in their language)."""
+    from matplotlib import rc_context, rcParams
+
+    notes: list[str] = []
+    label_lang: Lang = lang
+    rc: dict[str, Any] = {}
+    if lang == "zh":
+        font = find_cjk_font()
+        if font is None:
+            label_lang = "en"
+            notes.append(t("cost.note_no_cjk_font"))
+        else:
+            rc = {
+                "font.family": "sans-serif",
+                "font.sans-serif": [font, *rcParams["font.sans-serif"]],
+                "axes.unicode_minus": False,
+            }
+    with rc_context(rc):  # type: ignore[arg-type]
+        _draw(report, path, label_lang)
+    notes.append(t("cost.plot_written", path=path))
+    return notes
+
+
+def _draw(report: dict[str, Any], path: str, label_lang: Lang) -> None:
+    """Draw and save the figure (fonts already configured)."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    chart = report["chart"]
+    months = chart["months"]
+    fig = Figure(figsize=(9, 5.5), dpi=110)
+    ax = fig.subplots()
+    own_label = chart["own"]
+    colors: dict[str, Any] = {}
+    for o in report["options"]:
+        (line,) = ax.plot(
+            months, chart["series"][o["label"]], label=option_name(o, label_lang), lw=2
+        )
+        colors[o["label"]] = line.get_color()
+    last = months[-1]
+    if own_label:
+        own_series = chart["series"][own_label]
+        marks = sorted(chart["break_even_months"].items(), key=lambda kv: kv[1])
+        for i, (label, month) in enumerate(marks):
+            y = own_series[month - 1]
+            color = colors.get(label, "grey")
+            ax.axvline(month, ls="--", lw=1, color=color, alpha=0.6)
+            ax.plot([month], [y], "o", color=color, ms=7, markeredgecolor="black")
+            right = month > 0.75 * last
+            ax.annotate(
+                t("chart.break_even", lang=label_lang, month=month),
+                (month, y),
+                textcoords="offset points",
+                xytext=(-8 if right else 8, 10 + 14 * (i % 3)),
+                ha="right" if right else "left",
+                fontsize=9,
+                color=color,
+            )
+    horizon = report["inputs"]["months"]
+    if horizon < last:
+        ax.axvline(horizon, ls=":", lw=1, color="black")
+        ax.annotate(
+            t("chart.horizon", lang=label_lang),
+            (horizon, 0),
+            xycoords=("data", "axes fraction"),
+            textcoords="offset points",
+            xytext=(3, 4),
+            fontsize=8,
+        )
+    ax.set_title(
+        t(
+            "chart.title",
+            lang=label_lang,
+            hours=report["inputs"]["hours_per_day"],
+            months=horizon,
+        )
+    )
+    ax.set_xlabel(t("chart.xlabel", lang=label_lang))
+    ax.set_ylabel(t("chart.ylabel", lang=label_lang, currency=report["currency"]))
+    ax.grid(True, alpha=0.3)
+    ax.set_xlim(0, last + 1)
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    try:
+        fig.savefig(Path(path), format="png")
+    except OSError as exc:
+        raise UserError("cost.plot_failed", path=path, problem=str(exc)) from exc
