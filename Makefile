@@ -13,8 +13,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	@$(BIN)/gpuwise gpus --min-memory 16
-	@$(BIN)/gpuwise estimate qwen2.5:7b --mode qlora --gpu 4090
+	@$(BIN)/gpuwise plan --example
 
 test: $(STAMP)
 	@$(BIN)/ruff check src tests benchmarks
@@ -26,7 +25,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/memory_accuracy.py
+	$(BIN)/python benchmarks/speed_accuracy.py
+	$(BIN)/python benchmarks/plan_speed.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import statistics
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
+import tomllib
 from peers import gpu_job, model_job, run_llm_analysis
 
 from gpuwise.catalog import load_catalog
@@ -21,8 +21,13 @@ from gpuwise.estimate.cases import run_case
 from gpuwise.estimate.constants import MemoryConstants
 
 CASES = Path(__file__).parent.parent / "tests" / "data" / "memory_cases.toml"
-DTYPES = {"bf16": "w16a16e16", "fp16": "w16a16e16", "int8-gptq": "w8a16e16",
-          "int4-gptq": "w4a16e16", "int4-awq": "w4a16e16"}
+DTYPES = {
+    "bf16": "w16a16e16",
+    "fp16": "w16a16e16",
+    "int8-gptq": "w8a16e16",
+    "int4-gptq": "w4a16e16",
+    "int4-awq": "w4a16e16",
+}
 
 
 def peer_job(cat: Any, case: dict[str, Any]) -> dict[str, Any] | None:
@@ -30,16 +35,36 @@ def peer_job(cat: Any, case: dict[str, Any]) -> dict[str, Any] | None:
     m = cat.model(case["model"])
     if case["mode"] in ("lora", "qlora") or m.moe or m.mla or case["quant"] not in DTYPES:
         return None
-    gpu = cat.gpu(case.get("gpu", "A100 80GB")) if _known(cat, case.get("gpu")) else cat.gpu("A100-80GB")
-    job = {"id": case["id"], "model": model_job(m), "gpu": gpu_job(gpu),
-           "dtype": DTYPES[case["quant"]], "batch": int(case["batch"])}
+    gpu = (
+        cat.gpu(case.get("gpu", "A100 80GB"))
+        if _known(cat, case.get("gpu"))
+        else cat.gpu("A100-80GB")
+    )
+    job = {
+        "id": case["id"],
+        "model": model_job(m),
+        "gpu": gpu_job(gpu),
+        "dtype": DTYPES[case["quant"]],
+        "batch": int(case["batch"]),
+    }
     if case["mode"] == "inference":
         prompt = int(case.get("prompt_tokens") or case["context"])
-        return {**job, "kind": "infer", "prompt": prompt,
-                "gen": int(case["context"]) - prompt, "tp": 1}
+        return {
+            **job,
+            "kind": "infer",
+            "prompt": prompt,
+            "gen": int(case["context"]) - prompt,
+            "tp": 1,
+        }
     zero = {"zero3": 3, "fsdp": 3, "zero2": 2}.get(case.get("strategy", ""), 0)
-    return {**job, "kind": "train", "seq_len": int(case["context"]), "gpus": int(case.get("gpus", 1)),
-            "zero": zero, "recompute": bool(case.get("grad_checkpointing", True))}
+    return {
+        **job,
+        "kind": "train",
+        "seq_len": int(case["context"]),
+        "gpus": int(case.get("gpus", 1)),
+        "zero": zero,
+        "recompute": bool(case.get("grad_checkpointing", True)),
+    }
 
 
 def _known(cat: Any, name: str | None) -> bool:
@@ -54,7 +79,11 @@ def main() -> None:
     consts = MemoryConstants.from_catalog(cat)
     cases = [c for c in tomllib.loads(CASES.read_text(encoding="utf-8"))["case"]]
     active = [c for c in cases if "excluded" not in c]
-    peer = run_llm_analysis([j for c in active if (j := peer_job(cat, c))]) if "--no-peer" not in sys.argv else {}
+    peer = (
+        run_llm_analysis([j for c in active if (j := peer_job(cat, c))])
+        if "--no-peer" not in sys.argv
+        else {}
+    )
     ours, theirs, both = [], [], []
     print(f"{'case':46} {'measured':>9} {'gpuwise':>9} {'err':>7} {'llm-an.':>9} {'err':>7}")
     for c in active:
@@ -69,16 +98,22 @@ def main() -> None:
             tail = f"{peer_value:9.2f} {perr:+7.1%}"
         else:
             tail = f"{'—':>9} {'':>7}"
-        print(f"{c['id'][:46]:46} {r.measured_gb:9.2f} {r.estimated_gb:9.2f} {r.error:+7.1%} {tail}")
+        print(
+            f"{c['id'][:46]:46} {r.measured_gb:9.2f} {r.estimated_gb:9.2f} {r.error:+7.1%} {tail}"
+        )
     for c in cases:
         if "excluded" in c:
             print(f"{c['id'][:46]:46} excluded: {c['excluded'][:90]}…")
-    print(f"\ngpuwise: {len(ours)} cases, median |error| {statistics.median(ours):.1%}, "
-          f"worst {max(ours):.1%}, within 25%: {sum(e <= 0.25 for e in ours)}/{len(ours)}")
+    print(
+        f"\ngpuwise: {len(ours)} cases, median |error| {statistics.median(ours):.1%}, "
+        f"worst {max(ours):.1%}, within 25%: {sum(e <= 0.25 for e in ours)}/{len(ours)}"
+    )
     if theirs:
-        print(f"on the {len(theirs)} cases llm-analysis can express: gpuwise median "
-              f"{statistics.median(both):.1%}, llm-analysis median {statistics.median(theirs):.1%}, "
-              f"worst {max(theirs):.1%}")
+        print(
+            f"on the {len(theirs)} cases llm-analysis can express: gpuwise median "
+            f"{statistics.median(both):.1%}, llm-analysis median {statistics.median(theirs):.1%}, "
+            f"worst {max(theirs):.1%}"
+        )
 
 
 def _peer_value(p: dict[str, Any], case: dict[str, Any]) -> float | None:

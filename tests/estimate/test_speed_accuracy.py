@@ -8,11 +8,11 @@ are marked in data/speed.toml (`calibrated_on`); the benchmark reports the rest 
 from __future__ import annotations
 
 import statistics
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
@@ -47,7 +47,10 @@ def test_cases_cover_the_brief(env) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("case", ACTIVE, ids=[c["id"] for c in ACTIVE])
 def test_case_within_factor_two(env, case: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
     result = run_speed_case(*env, case)
-    assert abs(result.error) <= float(case.get("tolerance", 1.0)), (result.measured, result.estimated)
+    assert abs(result.error) <= float(case.get("tolerance", 1.0)), (
+        result.measured,
+        result.estimated,
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(TARGETS))

@@ -21,22 +21,35 @@ GPUS = ["rtx-4090", "a100-80gb", "h100-sxm", "apple-m2-ultra", "mi300x", "l40s"]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(MODELS), st.sampled_from(ENGINES), st.sampled_from(GPUS),
-       st.floats(100, 8000), st.floats(100, 8000))
+@given(
+    st.sampled_from(MODELS),
+    st.sampled_from(ENGINES),
+    st.sampled_from(GPUS),
+    st.floats(100, 8000),
+    st.floats(100, 8000),
+)
 def test_more_bandwidth_never_slows_decode(
     model: str, engine: str, gpu_id: str, a: float, b: float
 ) -> None:
     lo, hi = sorted((a, b))
     gpu = CAT.gpu_by_id(gpu_id)
     r = resolve(MemoryRequest(model=CAT.model(model), engine=engine), MC)
-    slow = inference_speed(r, SC, SpeedInputs(gpu=gpu.model_copy(update={"memory_bandwidth_gbps": lo})))
-    fast = inference_speed(r, SC, SpeedInputs(gpu=gpu.model_copy(update={"memory_bandwidth_gbps": hi})))
+    slow = inference_speed(
+        r, SC, SpeedInputs(gpu=gpu.model_copy(update={"memory_bandwidth_gbps": lo}))
+    )
+    fast = inference_speed(
+        r, SC, SpeedInputs(gpu=gpu.model_copy(update={"memory_bandwidth_gbps": hi}))
+    )
     assert (fast.decode_tokens_per_s or 0) >= (slow.decode_tokens_per_s or 0)
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(MODELS), st.sampled_from(["full", "lora", "qlora"]),
-       st.sampled_from(["h100-sxm", "a100-80gb", "b200"]), st.sampled_from(["fsdp", "ddp"]))
+@given(
+    st.sampled_from(MODELS),
+    st.sampled_from(["full", "lora", "qlora"]),
+    st.sampled_from(["h100-sxm", "a100-80gb", "b200"]),
+    st.sampled_from(["fsdp", "ddp"]),
+)
 def test_more_gpus_never_slow_a_step_on_a_fast_link(
     model: str, mode: str, gpu_id: str, strategy: str
 ) -> None:
@@ -44,8 +57,13 @@ def test_more_gpus_never_slow_a_step_on_a_fast_link(
     assert gpu.interconnect == "nvlink"
     previous = 0.0
     for n in (1, 2, 4, 8):
-        req = MemoryRequest(model=CAT.model(model), mode=mode,  # type: ignore[arg-type]
-                            batch=4, gpus=n, strategy=strategy if n > 1 else "none")
+        req = MemoryRequest(
+            model=CAT.model(model),
+            mode=mode,  # type: ignore[arg-type]
+            batch=4,
+            gpus=n,
+            strategy=strategy if n > 1 else "none",
+        )
         est = training_speed(resolve(req, MC), SC, SpeedInputs(gpu=gpu))
         if est.bound == "compute":  # the property is about compute-bound steps
             assert (est.train_tokens_per_s or 0) >= previous
@@ -56,8 +74,9 @@ def test_more_gpus_never_slow_a_step_on_a_fast_link(
 @given(st.sampled_from(MODELS), st.sampled_from(["vllm", "sglang"]), st.sampled_from(GPUS))
 def test_concurrency_never_lowers_total_throughput(model: str, engine: str, gpu_id: str) -> None:
     gpu = CAT.gpu_by_id(gpu_id)
-    r = resolve(MemoryRequest(model=CAT.model(model), engine=engine, context=2048,
-                              prompt_tokens=512), MC)
+    r = resolve(
+        MemoryRequest(model=CAT.model(model), engine=engine, context=2048, prompt_tokens=512), MC
+    )
     previous = 0.0
     for c in (1, 2, 4, 8, 16, 32, 64):
         out = inference_speed(r, SC, SpeedInputs(gpu=gpu, gen_tokens=256, concurrency=c))

@@ -133,7 +133,7 @@ def build(raw: L.RawCatalog, files: list[Path]) -> Catalog:
 
 
 def _check_sources(obj: BaseModel, sources: dict[str, Source], e: L.RawEntry) -> None:
-    ids = obj.source_ids() if isinstance(obj, Sourced) else []
+    ids = obj.source_ids() if hasattr(obj, "source_ids") else []
     for sid in ids:
         if sid not in sources:
             line = locate_line(e.text, e.kind, e.index, "source")

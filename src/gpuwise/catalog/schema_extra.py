@@ -105,9 +105,9 @@ class FeatureSupport(Sourced):
     note_zh: str = ""
 
 
+from gpuwise.catalog.schema_advise import ADVISE_KINDS  # noqa: E402
 from gpuwise.catalog.schema_compat import COMPAT_KINDS  # noqa: E402
 from gpuwise.catalog.schema_cost import COST_KINDS  # noqa: E402
-from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
 from gpuwise.catalog.schema_memory import (  # noqa: E402
     ActivationModel,
     Engine,
@@ -116,6 +116,7 @@ from gpuwise.catalog.schema_memory import (  # noqa: E402
     Precision,
     WeightFormat,
 )
+from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
 
 EXTRA_KINDS: dict[str, type[BaseModel]] = {
     "weight_format": WeightFormat,
@@ -135,5 +136,6 @@ EXTRA_KINDS: dict[str, type[BaseModel]] = {
     "feature": FeatureSupport,
 }
 EXTRA_KINDS.update(SPEED_KINDS)
+EXTRA_KINDS.update(ADVISE_KINDS)
 EXTRA_KINDS.update(COMPAT_KINDS)
 EXTRA_KINDS.update(COST_KINDS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, NonNegativeFloat, PositiveFloat
+from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 
 from gpuwise.catalog.schema import Sourced
 
@@ -70,7 +70,7 @@ class HostMemory(Sourced):
     network_gbps: dict[str, PositiveFloat]
 
 
-SPEED_KINDS = {
+SPEED_KINDS: dict[str, type[BaseModel]] = {
     "engine_efficiency": EngineEfficiency,
     "kernel_efficiency": KernelEfficiency,
     "train_efficiency": TrainEfficiency,

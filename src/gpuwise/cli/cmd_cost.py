@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
     def cost(
         own: str = typer.Option(None, "--own", help=t("cost.opt_own")),
         count: int = typer.Option(1, "--count", help=t("cost.opt_count")),
-        vs: list[str] = typer.Option([], "--vs", help=t("cost.opt_vs")),  # noqa: B008
+        vs: list[str] = typer.Option([], "--vs", help=t("cost.opt_vs")),
         hours_per_day: float = typer.Option(8.0, "--hours-per-day", help=t("cost.opt_hours")),
         months: int = typer.Option(24, "--months", help=t("cost.opt_months")),
         data_gb: float = typer.Option(0.0, "--data-gb", help=t("cost.opt_data_gb")),

@@ -7,13 +7,14 @@ pasted into a shell (PowerShell where a comment says so).
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from gpuwise.doctor.recommend import Wheel
 from gpuwise.doctor.view import Host
 from gpuwise.i18n import t
 
 
-def comment(key: str, **params: object) -> str:
+def comment(key: str, **params: Any) -> str:
     """A translated comment line."""
     return "# " + t(f"doctor.cmd.{key}", **params)
 

@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuwise.catalog.params import count_params
 from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
 from gpuwise.estimate.kv import kv_cache_bytes

@@ -16,7 +16,6 @@ from gpuwise.catalog.schema_speed import (
     TrainEfficiency,
 )
 
-
 ENGINE_FAMILY = {
     "ollama": "llama.cpp",
     "transformers-legacy": "transformers",

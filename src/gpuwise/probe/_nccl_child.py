@@ -37,8 +37,8 @@ def free_port() -> int:
 
 
 def worker(rank: int, world: int, backend: str, port: int, out_path: str) -> None:
-    import torch
-    import torch.distributed as dist
+    import torch  # type: ignore[import-not-found,unused-ignore]
+    import torch.distributed as dist  # type: ignore[import-not-found,unused-ignore]
 
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
@@ -83,10 +83,10 @@ def _sync(torch: Any, backend: str) -> None:
 def main() -> None:
     out: dict[str, Any] = {}
     try:
-        import torch
-        import torch.multiprocessing as mp
+        import torch  # type: ignore[import-not-found,unused-ignore]
+        import torch.multiprocessing as mp  # type: ignore[import-not-found,unused-ignore]
     except Exception as exc:
-        out = {"torch": None, "error": "%s: %s" % (type(exc).__name__, exc)}
+        out = {"torch": None, "error": f"{type(exc).__name__}: {exc}"}
         sys.stdout.write("\n" + MARKER + json.dumps(out) + "\n")
         return
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -54,7 +54,7 @@ def packages() -> dict[str, str]:
 def python_env() -> dict[str, Any]:
     """This interpreter and the environment it lives in (conda, venv)."""
     return {
-        "version": "%d.%d.%d" % sys.version_info[:3],
+        "version": "{}.{}.{}".format(*sys.version_info[:3]),
         "executable": sys.executable,
         "prefix": sys.prefix,
         "venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
@@ -78,7 +78,7 @@ def devices(torch: Any) -> list[dict[str, Any]]:
             {
                 "index": i,
                 "name": getattr(props, "name", ""),
-                "capability": "%d.%d" % (props.major, props.minor) if props else None,
+                "capability": f"{props.major}.{props.minor}" if props else None,
                 "total_memory_bytes": getattr(props, "total_memory", None),
                 "gcn_arch": getattr(props, "gcnArchName", None),
             }
@@ -117,7 +117,7 @@ def init_error(torch: Any) -> str:
     try:
         torch.cuda.init()
     except Exception as exc:
-        return ("%s: %s" % (type(exc).__name__, exc))[:500]
+        return f"{type(exc).__name__}: {exc}"[:500]
     return ""
 
 
@@ -126,10 +126,10 @@ def main() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            import torch
+            import torch  # type: ignore[import-not-found,unused-ignore]
         except Exception as exc:  # ImportError, or a broken install raising OSError
             out["torch"] = None
-            out["import_error"] = ("%s: %s" % (type(exc).__name__, exc))[:500]
+            out["import_error"] = f"{type(exc).__name__}: {exc}"[:500]
         else:
             out["torch"] = torch_facts(torch)
         out["warnings"] = [str(w.message)[:300] for w in caught][:5]

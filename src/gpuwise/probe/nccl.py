@@ -7,6 +7,7 @@ processes torch.multiprocessing spawns must be able to import their entry point,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -42,10 +43,8 @@ def probe_nccl_env(ctx: ProbeContext) -> ProbeResult:
         if text is not None:
             files[path] = parse_conf(text)
     home_conf = ctx.home / ".nccl.conf"
-    try:
+    with contextlib.suppress(OSError):
         files[str(home_conf)] = parse_conf(home_conf.read_text(errors="replace"))
-    except OSError:
-        pass
     env = {k: v for k, v in ctx.env.items() if k.startswith(_PREFIXES)}
     return Found({"env": env, "files": files})
 

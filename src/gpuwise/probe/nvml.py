@@ -8,6 +8,7 @@ calls a GPU does not support (ECC on GeForce, NVLink on PCIe cards) yield None, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from gpuwise.probe.context import ProbeContext
@@ -83,10 +84,9 @@ def _ecc(nv: Any, h: Any) -> dict[str, Any]:
 
 def _remap(nv: Any, h: Any) -> dict[str, Any]:
     rows = _try(lambda: nv.nvmlDeviceGetRemappedRows(h))  # (corr, unc, pending, failure)
-    pages = [
-        _try(lambda c=c: len(nv.nvmlDeviceGetRetiredPages(h, c))) for c in (0, 1)
-    ]  # multiple single-bit, double-bit
-    known = [p for p in pages if p is not None]
+    # cause 0: multiple single-bit errors, 1: double-bit errors
+    pages = [_try(partial(nv.nvmlDeviceGetRetiredPages, h, cause)) for cause in (0, 1)]
+    known = [len(p) for p in pages if p is not None]
     return {
         "retired_pages": sum(known) if known else None,
         "retired_pending": bool(_try(lambda: nv.nvmlDeviceGetRetiredPagesPendingStatus(h))),
@@ -98,7 +98,8 @@ def _remap(nv: Any, h: Any) -> dict[str, Any]:
 def _procs(nv: Any, h: Any) -> list[dict[str, Any]]:
     out = []
     for p in _try(lambda: nv.nvmlDeviceGetComputeRunningProcesses(h)) or []:
-        name = _try(lambda p=p: _text(nv.nvmlSystemGetProcessName(p.pid))) or ""
+        raw = _try(partial(nv.nvmlSystemGetProcessName, p.pid))
+        name = _text(raw) if raw is not None else ""
         used = getattr(p, "usedGpuMemory", None)
         out.append({"pid": p.pid, "type": "C", "name": name[:200], "used_memory_bytes": used})
     return out
@@ -109,7 +110,7 @@ def _nvlink(nv: Any, h: Any) -> int | None:
     if _try(lambda: nv.nvmlDeviceGetNvLinkState(h, 0)) is None:
         return None
     links = range(int(getattr(nv, "NVML_NVLINK_MAX_LINKS", 18)))
-    states = [_try(lambda i=i: nv.nvmlDeviceGetNvLinkState(h, i)) for i in links]
+    states = [_try(partial(nv.nvmlDeviceGetNvLinkState, h, i)) for i in links]
     return sum(1 for s in states if s)
 
 
@@ -120,7 +121,7 @@ def _throttle_mask(nv: Any, h: Any) -> int | None:
         "nvmlDeviceGetCurrentClocksThrottleReasons",
     ):
         fn = getattr(nv, name, None)
-        mask = _try(lambda fn=fn: fn(h)) if fn is not None else None
+        mask = _try(partial(fn, h)) if fn is not None else None
         if mask is not None:
             return int(mask)
     return None

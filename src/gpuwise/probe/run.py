@@ -7,6 +7,7 @@ the overall deadline passes: a doctor run never outlives its ``--timeout``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -139,10 +140,8 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
             raise OSError("no process groups")
         killpg(proc.pid, signal.SIGKILL)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             proc.kill()
-        except OSError:
-            pass
 
 
 def kill_all() -> int:

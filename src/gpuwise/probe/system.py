@@ -80,6 +80,7 @@ def probe_system(ctx: ProbeContext) -> ProbeResult:
         "in_venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
         "user": ctx.env.get("USER") or ctx.env.get("USERNAME", ""),
         "is_root": hasattr(os, "geteuid") and os.geteuid() == 0,
+        "cuda_visible_devices": ctx.env.get("CUDA_VISIBLE_DEVICES"),
     }
     if system == "Darwin":
         facts.update(_apple(ctx))

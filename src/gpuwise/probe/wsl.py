@@ -34,9 +34,12 @@ def installed_driver_packages(dpkg_status: str) -> list[str]:
     for line in dpkg_status.splitlines():
         if line.startswith("Package: "):
             name = line[9:].strip()
-        elif line.startswith("Status: ") and "install ok installed" in line:
-            if _DRIVER_PKG.match(name):
-                out.append(name)
+        elif (
+            line.startswith("Status: ")
+            and "install ok installed" in line
+            and _DRIVER_PKG.match(name)
+        ):
+            out.append(name)
     return sorted(set(out))
 
 

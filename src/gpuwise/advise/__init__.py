@@ -1,0 +1,1 @@
+"""The advisor behind `gpuwise plan`: scenario → candidates → feasibility → ranking → reasons."""

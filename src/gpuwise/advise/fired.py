@@ -1,0 +1,276 @@
+"""Which of the guide's rules fired for a plan, and what would make an impossible plan possible."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpuwise.advise.evaluate import Option
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog import Catalog
+from gpuwise.cost.resolve import Context
+from gpuwise.i18n import t
+
+if TYPE_CHECKING:
+    from gpuwise.advise.plan import Plan
+
+Fired = tuple[str, dict[str, Any]]
+SYMBOL = {"CNY": "¥", "USD": "$"}
+
+
+def money(amount: float, currency: str) -> str:
+    """¥41,844 / $1,234."""
+    return f"{SYMBOL.get(currency, '')}{amount:,.0f}"
+
+
+def _label(o: Option) -> str:
+    c = o.candidate
+    return f"{c.gpu.id}×{c.count}" if c.kind == "own" else f"{c.label} ({c.gpu.id}×{c.count})"
+
+
+def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
+    from gpuwise.advise.plan import break_even_of, hours_per_day_of
+
+    cur, months = plan.currency, plan.scenario.months
+    be = break_even_of(own, rent, months)
+    if own.cost.total <= rent.cost.total:
+        return (
+            "own-when-busy",
+            {
+                "hours_per_day": round(hours_per_day_of(own), 1),
+                "months": months,
+                "option": _label(own),
+                "own_total": money(own.cost.total, cur),
+                "rent_total": money(rent.cost.total, cur),
+                "rent_option": _label(rent),
+                "break_even_month": be.months if be.months else "—",
+            },
+        )
+    return (
+        "rent-when-light",
+        {
+            "busy_hours_per_month": rent.busy_hours_per_month,
+            "months": months,
+            "rent_option": _label(rent),
+            "rent_total": money(rent.cost.total, cur),
+            "own_option": _label(own),
+            "own_total": money(own.cost.total, cur),
+            "break_even_hours": (
+                f"{be.hours_per_day:.1f}"
+                if be.hours_per_day is not None
+                else t("plan.never_breaks_even")
+            ),
+        },
+    )
+
+
+def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
+    out: list[Fired] = []
+    cur, items = plan.currency, rent.cost.items
+    gpu_part = items.get("compute", 0.0) + items.get("spot_rework", 0.0)
+    hidden = rent.cost.total - gpu_part
+    if gpu_part > 0 and hidden > 0:
+        out.append(
+            (
+                "hidden-costs",
+                {
+                    "hidden": money(hidden, cur),
+                    "hidden_pct": hidden / gpu_part,
+                    "option": _label(rent),
+                },
+            )
+        )
+    offer, c = rent.candidate.offer, rent.candidate
+    if offer and c.billing == "spot":
+        spot, od = offer.price("spot"), offer.price("on-demand")
+        if spot and od and rent.busy_hours_per_month:
+            rework = rent.cost.details.get("rework_hours", 0.0) / (
+                rent.busy_hours_per_month * plan.scenario.months
+            )
+            out.append(
+                (
+                    "spot-discount",
+                    {
+                        "gpu": c.gpu.id,
+                        "provider": c.provider.id if c.provider else "",
+                        "spot_pct": spot.per_hour / od.per_hour,
+                        "rework_pct": rework,
+                        "checkpoint_min": plan.scenario.checkpoint_min,
+                    },
+                )
+            )
+    return out
+
+
+def _billing_rule(plan: Plan) -> list[Fired]:
+    """Monthly against hourly billing for the same offer, where the plan has both."""
+    by_offer: dict[str, dict[str, Option]] = {}
+    for o in plan.options:
+        c = o.candidate
+        if c.kind == "rent" and c.offer and c.provider and c.billing:
+            by_offer.setdefault(f"{c.provider.id}:{c.offer.instance}", {})[c.billing] = o
+    for label, modes in by_offer.items():
+        if "monthly" in modes and "on-demand" in modes:
+            m, h = modes["monthly"], modes["on-demand"]
+            return [
+                (
+                    "monthly-billing",
+                    {
+                        "busy_hours_per_month": h.busy_hours_per_month,
+                        "option": label,
+                        "monthly_cost": money(m.cost.total, plan.currency),
+                        "hourly_cost": money(h.cost.total, plan.currency),
+                    },
+                )
+            ]
+    return []
+
+
+def _option_rules(cat: Catalog, plan: Plan) -> list[Fired]:
+    """Rules the top options raise (PCIe-only multi-GPU, ROCm)."""
+    from gpuwise.advise.reasons import features_of
+
+    pcie = cat.extra("host_memory")[0].pcie_gbps_per_gen_x16
+    compile_rocm = features_of(cat).get(("rocm", "torch_compile"), "no")
+    out: list[Fired] = []
+    seen: set[str] = set()
+    for o in plan.options[:5]:
+        g = o.candidate.gpu
+        for rule in o.rules:
+            if rule in seen:
+                continue
+            seen.add(rule)
+            out.append(
+                (
+                    rule,
+                    {
+                        "count": o.candidate.count,
+                        "gpu": g.id,
+                        "pcie_gen": g.pcie_gen,
+                        "strategy": o.sized.strategy,
+                        "option": _label(o),
+                        "link_gbps": pcie.get(str(g.pcie_gen), pcie["4"]),
+                        "torch_compile": compile_rocm,
+                    },
+                )
+            )
+    return out
+
+
+def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
+    """The rules behind the answers, each with its numbers."""
+    s = plan.scenario
+    out: list[Fired] = []
+    if not s.data_may_leave:
+        out.append(("data-stays-on-premises", {}))
+    if s.domestic_only:
+        out.append(("domestic-only", {}))
+    own = next((o for o in plan.options if o.candidate.kind == "own"), None)
+    rent = next((o for o in plan.options if o.candidate.kind == "rent"), None)
+    # compare with the cheapest of the other kind even when it breaks a constraint (budget)
+    other_own = own or next((o for o in plan.infeasible if o.candidate.kind == "own"), None)
+    other_rent = rent or next(
+        (o for o in plan.set_aside + plan.infeasible if o.candidate.kind == "rent"), None
+    )
+    if other_own and other_rent and other_own.own_spec and other_rent.rent_spec:
+        out.append(_buy_vs_rent(plan, other_own, other_rent))
+    if own and s.months <= 3:
+        capex = own.cost.items.get("cards", 0.0) + own.cost.items.get("host", 0.0)
+        resale = -own.cost.items.get("resale", 0.0)
+        out.append(
+            (
+                "rent-short-project",
+                {"months": s.months, "resale_pct": resale / capex if capex else 0.0},
+            )
+        )
+    if rent:
+        out += _rent_rules(plan, rent)
+    out += _billing_rule(plan)
+    if plan.unfit:
+        need = min(
+            (
+                o.sized.memory.device_total_bytes
+                for o in plan.options + plan.infeasible
+                if o.candidate.count == 1
+            ),
+            default=0,
+        )
+        gpu, have = plan.unfit[0]
+        out.append(
+            (
+                "vram-too-small",
+                {
+                    "model": s.workload.model,
+                    "need_gib": need / 1024**3,
+                    "gpu": gpu,
+                    "have_gib": have,
+                },
+            )
+        )
+    if s.workload.kind == "local" and plan.options and plan.options[0].sized.speed_known:
+        best = plan.options[0]
+        out.append(
+            (
+                "individual-local",
+                {
+                    "tokens_per_s": best.sized.tokens_per_s,
+                    "option": _label(best),
+                    "quant": best.sized.quant,
+                    "memory_gb": best.candidate.gpu.memory_gb,
+                },
+            )
+        )
+    if plan.set_aside:
+        cheapest = min(plan.set_aside, key=lambda o: o.cost.total)
+        out.append(
+            (
+                "local-runs-on-own-hardware",
+                {
+                    "count": len(plan.set_aside),
+                    "rent_option": _label(cheapest),
+                    "rent_total": money(cheapest.cost.total, plan.currency),
+                },
+            )
+        )
+    return out + _option_rules(cat, plan)
+
+
+def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan) -> list[Fired]:
+    """What would make a plan with no feasible option work."""
+    out: list[Fired] = []
+    if plan.infeasible:
+        reasons = {key for o in plan.infeasible for key, _ in o.blockers}
+        cheapest = plan.infeasible[0]
+        if "plan.block_budget" in reasons:
+            spend = (
+                cheapest.cost.monthly
+                if s.budget and s.budget.per == "month"
+                else cheapest.cost.total
+            )
+            out.append(
+                (
+                    "plan.fix_budget",
+                    {"amount": money(spend, plan.currency), "option": _label(cheapest)},
+                )
+            )
+        if "plan.block_deadline" in reasons:
+            fastest = min(plan.infeasible, key=lambda o: o.time_hours or float("inf"))
+            out.append(
+                (
+                    "plan.fix_deadline",
+                    {"hours": fastest.time_hours or 0.0, "option": _label(fastest)},
+                )
+            )
+        if "plan.block_throughput" in reasons:
+            out.append(("plan.fix_throughput", {}))
+        if "plan.block_framework" in reasons:
+            out.append(("plan.fix_framework", {}))
+        return out
+    if s.workload.kind == "train" and s.workload.mode != "qlora":
+        out.append(("plan.fix_qlora", {}))
+    if s.workload.kind != "train":
+        out.append(("plan.fix_quant", {}))
+    out.append(("plan.fix_more_gpus", {"max": s.max_gpus}))
+    out.append(("plan.fix_smaller_model", {"model": s.workload.model}))
+    if not s.data_may_leave or s.domestic_only:
+        out.append(("plan.fix_relax", {}))
+    return out

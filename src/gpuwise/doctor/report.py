@@ -1,0 +1,28 @@
+"""The doctor's report as plain data: summary rows, findings, facts, exit code (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuwise.doctor.engine import diagnose
+from gpuwise.doctor.inputs import Inputs
+from gpuwise.doctor.model import exit_code
+from gpuwise.doctor.summary import summary
+from gpuwise.doctor.tables import CompatTables
+from gpuwise.doctor.view import Facts
+from gpuwise.probe.result import as_dict
+
+
+def make_report(
+    facts: Facts, tables: CompatTables, elapsed_s: float, nccl: bool = False
+) -> dict[str, Any]:
+    """Everything `gpuwise doctor` prints, in the shape of its --json output."""
+    findings = diagnose(Inputs(facts, tables, nccl_requested=nccl))
+    return {
+        "summary": summary(facts),
+        "findings": [f.as_dict() for f in findings],
+        "facts": {name: as_dict(r) for name, r in facts.items()},
+        "sources": tables.sources,
+        "exit_code": exit_code(findings),
+        "elapsed_s": round(elapsed_s, 2),
+    }

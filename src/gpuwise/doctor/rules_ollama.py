@@ -1,0 +1,216 @@
+"""Ollama: is it running, does it run models on the GPU (and if not, why), and are any of the
+guide's made-up settings in place.
+
+The guide's §6.5/§7 advice is wrong in two ways this module corrects when it sees them used:
+`OLLAMA_CUDA=1` does not exist (GPU use is automatic) and `ollama serve --log-level debug` does
+not exist (`serve` takes no flags; the switch is `OLLAMA_DEBUG=1`). `OLLAMA_NUM_GPU` is not an
+environment variable either: `num_gpu` is a per-request/Modelfile option.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuwise.doctor import fixes
+from gpuwise.doctor.inputs import Inputs
+from gpuwise.doctor.model import Finding
+from gpuwise.doctor.policy import GIB, OLLAMA_CPU_WARN_PERCENT
+from gpuwise.doctor.versions import at_least, parse
+from gpuwise.doctor.view import (
+    any_facts,
+    capabilities,
+    driver_version,
+    found,
+    nvidia_gpus,
+    nvidia_present,
+)
+from gpuwise.i18n import t
+from gpuwise.probe.result import Failed, Found, Missing
+
+_MYTHS = {"OLLAMA_CUDA": "ollama.myth_ollama_cuda", "OLLAMA_NUM_GPU": "ollama.myth_num_gpu"}
+
+
+def _envs(o: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Where settings can come from: the shell, the systemd unit, the running server."""
+    server_env = (o.get("server") or {}).get("env")
+    out = {"shell": o.get("shell_env") or {}, "systemd": o.get("unit_env") or {}}
+    if isinstance(server_env, dict):
+        out["server"] = server_env
+    return out
+
+
+def myths(inp: Inputs) -> list[Finding]:
+    """Made-up variables and flags from the guide, wherever they are set."""
+    o = any_facts(inp.facts, "ollama")
+    if not o:
+        return []
+    h = inp.host
+    out = []
+    envs = _envs(o)
+    for var, key in _MYTHS.items():
+        where = [src for src, env in envs.items() if var in env]
+        if where:
+            params = {"var": var, "where": ", ".join(where)}
+            out.append(Finding(key, "warn", params, fixes.service_unset(h, var)))
+    cmdline = " ".join((o.get("server") or {}).get("cmdline") or [])
+    exec_start = o.get("unit_exec_start") or ""
+    if "--log-level" in cmdline or "--log-level" in exec_start:
+        cmds = (
+            fixes.comment("remove_flag", flag="--log-level"),
+            *fixes.service_env(h, "OLLAMA_DEBUG=1"),
+        )
+        out.append(
+            Finding("ollama.myth_log_level", "error", {"where": exec_start or cmdline}, cmds)
+        )
+    return out
+
+
+def server(inp: Inputs) -> list[Finding]:
+    """Reachable? Which version? Models on the GPU or the CPU, and why."""
+    r = inp.facts.get("ollama")
+    o = any_facts(inp.facts, "ollama")
+    if isinstance(r, Missing):
+        if o.get("binary") or o.get("unit_env") or o.get("shell_env"):
+            return [
+                Finding("ollama.not_running", "info", {"url": o.get("url", "")}, ("ollama serve",))
+            ]
+        return []
+    if isinstance(r, Failed):
+        params = {"url": o.get("url", ""), "detail": r.detail}
+        return [
+            Finding(
+                "ollama.unreachable", "warn", params, (f"curl -s {o.get('url', '')}/api/version",)
+            )
+        ]
+    if not isinstance(r, Found):
+        return []
+    out = _host_port(o)
+    models = o.get("models") or []
+    slow = [m for m in models if (m.get("cpu_percent") or 0) >= OLLAMA_CPU_WARN_PERCENT]
+    for m in slow:
+        out.append(_cpu_finding(inp, m))
+    if not slow:
+        names = ", ".join(m.get("name", "") for m in models) or "—"
+        out.append(Finding("ollama.ok", "ok", {"version": o.get("version", "?"), "models": names}))
+    return out
+
+
+def _host_port(o: dict[str, Any]) -> list[Finding]:
+    raw = (o.get("shell_env") or {}).get("OLLAMA_HOST", "")
+    if "://" in raw and parse(raw.rsplit(":", 1)[-1]) is None:
+        return [Finding("ollama.host_port", "info", {"value": raw, "url": o.get("url", "")})]
+    return []
+
+
+def _cpu_finding(inp: Inputs, m: dict[str, Any]) -> Finding:
+    reasons = why_cpu(inp, m)
+    params = {
+        "model": m.get("name", ""),
+        "cpu": m.get("cpu_percent"),
+        "size_gib": round((m.get("size_bytes") or 0) / GIB, 1),
+        "vram_gib": round((m.get("size_vram_bytes") or 0) / GIB, 1),
+        "why": " ".join(t(f"doctor.ollama_why.{k}", **p) for k, p in reasons),
+    }
+    key = "ollama.cpu_only" if m.get("cpu_percent") == 100 else "ollama.partial_offload"
+    return Finding(key, "warn", params, _log_commands(inp))
+
+
+def _log_commands(inp: Inputs) -> tuple[str, ...]:
+    h = inp.host
+    if h.in_container:
+        return (
+            "ollama ps",
+            fixes.comment("docker_logs"),
+            "docker logs <ollama-container> 2>&1 | grep -iE 'gpu|cuda|rocm|offload' | tail -n 30",
+        )
+    if h.os == "Linux":
+        return (
+            "ollama ps",
+            "journalctl -u ollama --no-pager | grep -iE 'gpu|cuda|rocm|offload' | tail -n 30",
+            *fixes.service_env(h, "OLLAMA_DEBUG=1"),
+        )
+    return ("ollama ps", "OLLAMA_DEBUG=1 ollama serve")
+
+
+def why_cpu(inp: Inputs, m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Likely causes of CPU execution, most decisive first (keys of doctor.ollama_why.*)."""
+    o = any_facts(inp.facts, "ollama")
+    envs = _envs(o)
+    env = envs.get("server") or {**envs["shell"], **envs["systemd"]}
+    out: list[tuple[str, dict[str, Any]]] = []
+    if env.get("CUDA_VISIBLE_DEVICES") in ("-1", ""):
+        out.append(("gpus_hidden", {"value": env.get("CUDA_VISIBLE_DEVICES")}))
+    if (
+        not nvidia_present(inp.facts)
+        and not found(inp.facts, "amd").get("cards")
+        and not found(inp.facts, "system").get("apple_silicon")
+    ):
+        out.append(("no_gpu", {}))
+        return out
+    out += _driver_reasons(inp)
+    free = _free_vram(inp)
+    if free is not None:
+        free += int(m.get("size_vram_bytes") or 0)  # what this model already holds is usable
+    if free is not None and (m.get("size_bytes") or 0) > free:
+        out.append(
+            (
+                "too_big",
+                {"size_gib": round(m["size_bytes"] / GIB, 1), "free_gib": round(free / GIB, 1)},
+            )
+        )
+    if found(inp.facts, "container").get("in_container") and not nvidia_gpus(inp.facts):
+        out.append(("container", {}))
+    return out or [("unknown", {})]
+
+
+def _driver_reasons(inp: Inputs) -> list[tuple[str, dict[str, Any]]]:
+    req = inp.tables.ollama_requirement("nvidia")
+    driver = driver_version(inp.facts)
+    if not nvidia_gpus(inp.facts):
+        return [("driver_problem", {})] if nvidia_present(inp.facts) else []
+    if req is None or not driver:
+        return []
+    out: list[tuple[str, dict[str, Any]]] = []
+    for cc in capabilities(inp.facts):
+        if req.min_compute_capability and at_least(cc, req.min_compute_capability) is False:
+            out.append(("gpu_too_old", {"cc": cc, "need": req.min_compute_capability}))
+            continue
+        legacy = req.legacy_max_compute_capability and at_least(
+            req.legacy_max_compute_capability, cc
+        )
+        need = req.legacy_min_driver if legacy and req.legacy_min_driver else req.min_driver
+        if at_least(driver, need) is False:
+            out.append(("driver_too_old", {"driver": driver, "need": need, "cc": cc}))
+    return out[:1]
+
+
+def _free_vram(inp: Inputs) -> int | None:
+    gpus = nvidia_gpus(inp.facts)
+    pairs = [(g.get("memory_total_bytes"), g.get("memory_used_bytes")) for g in gpus]
+    if not pairs or any(a is None or b is None for a, b in pairs):
+        return None
+    return sum(int(a) - int(b) for a, b in pairs if a is not None and b is not None)
+
+
+RULES = (myths, server)
+IDS = (
+    "ollama.myth_ollama_cuda",
+    "ollama.myth_num_gpu",
+    "ollama.myth_log_level",
+    "ollama.not_running",
+    "ollama.unreachable",
+    "ollama.host_port",
+    "ollama.cpu_only",
+    "ollama.partial_offload",
+    "ollama.ok",
+)
+WHY_KEYS = (
+    "gpus_hidden",
+    "no_gpu",
+    "driver_problem",
+    "gpu_too_old",
+    "driver_too_old",
+    "too_big",
+    "container",
+    "unknown",
+)

@@ -1,0 +1,171 @@
+"""`gpuwise cost` end to end: the JSON contract, bills, break-even, chart, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+GUIDE = (
+    "cost",
+    "--own",
+    "rtx-4090",
+    "--count",
+    "2",
+    "--card-price",
+    "15000",
+    "--vs",
+    "gcp:a2-ultragpu-1g:spot",
+    "--vs",
+    "aws:p4de.24xlarge:on-demand",
+    "--vs",
+    "compshare:A100 80G ×1:monthly",
+    "--data-gb",
+    "500",
+    "--egress-gb-per-month",
+    "50",
+    "--checkpoint-min",
+    "30",
+    "--currency",
+    "CNY",
+)
+
+
+def _opt(data: dict, prefix: str) -> dict:  # type: ignore[type-arg]
+    return next(o for o in data["options"] if o["label"].startswith(prefix))
+
+
+def test_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli(*GUIDE, "--hours-per-day", "8", "--months", "24", "--json")
+    assert res.code == 0, res.err
+    data = res.json()
+    assert data["currency"] == "CNY" and data["inputs"]["months"] == 24
+    assert len(data["options"]) == 4
+    for o in data["options"]:
+        for key in ("total", "currency", "monthly", "items", "break_even", "unpriced", "prices"):
+            assert key in o, key
+        assert o["currency"] == "CNY"
+        assert sum(o["items"].values()) == pytest.approx(o["total"], abs=0.005)
+        assert o["monthly"] == pytest.approx(o["total"] / 24, abs=0.01)
+        for p in o["prices"]:
+            assert p["date"] and isinstance(p["stale"], bool)
+    own = _opt(data, "own:")
+    assert own["break_even"] is None and own["items"]["cards"] == 30000
+    assert own["items"]["resale"] < 0 and own["psu_w"] >= 1000
+    spot = _opt(data, "gcp:")
+    assert set(spot["break_even"]) == {"hours_per_day", "months", "cheaper_always"}
+    assert spot["items"]["spot_rework"] > 0
+    assert "block_storage" in spot["unpriced"]  # GCP disk rate not in the catalog: not free
+    fx = data["fx"]["rate"]
+    assert fx["date"] == "2026-01-08" and fx["stale"] is True
+
+
+def test_guide_case_study_both_ways(cli) -> None:  # type: ignore[no-untyped-def]
+    light = cli(*GUIDE, "--hours-per-day", "4", "--months", "12", "--json").json()
+    assert light["cheapest"].startswith("gcp:")
+    assert _opt(light, "gcp:")["monthly"] < 3000
+    assert _opt(light, "gcp:")["break_even"]["hours_per_day"] > 4
+    heavy = cli(*GUIDE, "--hours-per-day", "20", "--months", "24", "--json").json()
+    assert heavy["cheapest"].startswith("own:")
+    be = _opt(heavy, "gcp:")["break_even"]
+    assert 0 < be["hours_per_day"] < 20 and be["months"] <= 6
+
+
+def test_table_output_says_dates_and_stale(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli(*GUIDE, "--hours-per-day", "4", "--months", "12")
+    assert res.code == 0, res.err
+    assert "Bill: own rtx-4090 ×2" in res.out
+    assert "2012-07-01 (stale)" in res.out  # the Beijing tariff
+    assert "unpriced" in res.out
+    zh = cli(*GUIDE, "--hours-per-day", "4", "--months", "12", "--lang", "zh")
+    assert "账单" in zh.out and "（已过时）" in zh.out
+
+
+def test_plot_png(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    png = tmp_path / "cost.png"
+    res = cli(*GUIDE, "--hours-per-day", "4", "--months", "12", "--plot", str(png), "--json")
+    assert res.code == 0, res.err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert res.json()["chart"]["break_even_months"]
+
+
+def test_plot_in_chinese_without_cjk_font_falls_back_to_english(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuwise.render.chart as chart
+
+    monkeypatch.setattr(chart, "find_cjk_font", lambda: None)
+    png = tmp_path / "zh.png"
+    res = cli(*GUIDE, "--plot", str(png), "--lang", "zh")
+    assert res.code == 0, res.err
+    assert png.exists()
+    assert "没有找到中文字体" in res.out
+
+
+def test_rent_only_and_own_only(cli) -> None:  # type: ignore[no-untyped-def]
+    spot = cli("cost", "--vs", "aws:g4dn.xlarge:spot", "--json")
+    assert spot.code == 0, spot.err
+    assert spot.json()["options"][0]["items"]["spot_rework"] > 0
+    ok = cli("cost", "--vs", "aws:g5.xlarge", "--currency", "USD", "--json")
+    assert ok.code == 0 and ok.json()["options"][0]["break_even"] is None
+    own = cli("cost", "--own", "rtx-5090", "--json")
+    assert own.code == 0 and own.json()["options"][0]["kind"] == "own"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--hours-per-day", "-1"), "--hours-per-day"),
+        (("--hours-per-day", "25"), "between 0 and 24"),
+        (("--months", "0"), "--months"),
+        (("--data-gb", "-5"), "--data-gb"),
+        (("--vs", "nocloud:x"), "unknown provider"),
+        (("--vs", "aws:g99.mega"), "no instance"),
+        (("--vs", "aws:g5.xlarge:monthly"), "no monthly price"),
+        (("--own", "rtx-4090", "--count", "3"), "at most 2 per host"),
+        (("--own", "rtx-4090", "--tariff", "moon"), "tariff"),
+        (("--own", "rtx-4090", "--currency", "JPY"), "currency"),
+        (("--own", "rtx-4090", "--fx", "-7"), "--fx"),
+        ((), "nothing to price"),
+    ],
+)
+def test_bad_input_one_line_exit_2(cli, args: tuple[str, ...], needle: str) -> None:  # type: ignore[no-untyped-def]
+    base = ("--own", "rtx-4090") if args and args[0] not in ("--own",) else ()
+    res = cli("cost", *base, *args)
+    assert res.code == 2, (res.code, res.out, res.err)
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], res.err
+    assert "Traceback" not in res.err
+
+
+def test_price_file_with_missing_currency(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "config" / "catalog"
+    folder.mkdir(parents=True)
+    (folder / "mycloud.toml").write_text(
+        """
+[sources.my-cloud-prices]
+url = "https://example.com/prices"
+title = "My cloud prices"
+retrieved = 2026-12-01
+
+[provider]
+id = "mycloud"
+name_en = "My Cloud"
+name_zh = "我的云"
+region_kind = "cn"
+source = "my-cloud-prices"
+
+[[offer]]
+instance = "box1"
+gpu = "rtx-4090"
+gpu_count = 1
+[[offer.prices]]
+billing = "on-demand"
+amount = 2.0
+""",
+        encoding="utf-8",
+    )
+    res = cli("cost", "--vs", "mycloud:box1")
+    assert res.code == 2
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and "mycloud.toml" in lines[0] and "currency" in lines[0]

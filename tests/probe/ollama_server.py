@@ -1,0 +1,40 @@
+"""A real HTTP server on loopback standing in for Ollama (for probe and CLI tests)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+Reply = tuple[int, bytes, float]  # status, body, delay in seconds
+
+
+@contextmanager
+def serve(routes: dict[str, Reply]) -> Iterator[str]:
+    """Serve `routes` (path → reply) on 127.0.0.1; yields the base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, body, delay = routes.get(self.path, (404, b'{"error":"not found"}', 0.0))
+            if delay:
+                time.sleep(delay)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
