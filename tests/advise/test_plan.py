@@ -29,8 +29,20 @@ def test_example_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
     assert a["cloud"] is None or {"provider", "billing"} <= set(a["cloud"])
     assert data["options"]
     for o in data["options"]:
-        for key in ("kind", "gpu", "count", "provider", "instance", "billing", "total_cost",
-                    "currency", "time_hours", "memory_per_gpu_bytes", "risks", "rules"):
+        for key in (
+            "kind",
+            "gpu",
+            "count",
+            "provider",
+            "instance",
+            "billing",
+            "total_cost",
+            "currency",
+            "time_hours",
+            "memory_per_gpu_bytes",
+            "risks",
+            "rules",
+        ):
             assert key in o, key
         assert abs(sum(o["items"].values()) - o["total_cost"]) < 0.05
         assert o["memory_per_gpu_bytes"] <= o["memory_capacity_bytes"]
@@ -64,8 +76,17 @@ def test_small_team_persona_rents_a100_class(cli) -> None:  # type: ignore[no-un
     """Guide §9: a small team without ops rents A100 80GB-class cloud GPUs."""
     data = cli("plan", "--persona", "small-team", "--json").json()
     assert data["answers"]["buy_or_rent"] == "rent"
-    assert data["options"][0]["gpu"] in ("a100-80gb", "a800", "a100-80gb-pcie", "h800", "h20",
-                                         "l20", "rtx-4090", "rtx-4090d", "rtx-a6000")
+    assert data["options"][0]["gpu"] in (
+        "a100-80gb",
+        "a800",
+        "a100-80gb-pcie",
+        "h800",
+        "h20",
+        "l20",
+        "rtx-4090",
+        "rtx-4090d",
+        "rtx-a6000",
+    )
 
 
 def test_enterprise_domestic_persona_gets_ascend(cli) -> None:  # type: ignore[no-untyped-def]
@@ -95,8 +116,12 @@ def test_guide_case_study_buy_vs_rent_flips_with_use() -> None:
     (¥0.6–1.2/h for a 24 GB card in the catalog) undercut a new ¥19.6k host even at 24 h/day
     for two years, which gpuwise reports rather than the guide's rule of thumb.
     """
-    base = {"workload": {"kind": "serve", "model": "qwen2.5:7b", "context": 4096},
-            "region": "cn", "currency": "CNY", "owns_host": True}
+    base = {
+        "workload": {"kind": "serve", "model": "qwen2.5:7b", "context": 4096},
+        "region": "cn",
+        "currency": "CNY",
+        "owns_host": True,
+    }
     light = plan_for({**base, "months": 6, "hours_per_day": 1})
     heavy = plan_for({**base, "months": 24, "hours_per_day": 24})
     assert light.answers["buy_or_rent"] == "rent"  # type: ignore[attr-defined]
@@ -104,8 +129,18 @@ def test_guide_case_study_buy_vs_rent_flips_with_use() -> None:
 
 
 def test_nothing_fits_says_what_would(cli) -> None:  # type: ignore[no-untyped-def]
-    res = cli("plan", "--model", "llama3.1:405b", "--workload", "train", "--mode", "full",
-              "--dataset-tokens", "1e9", "--json")
+    res = cli(
+        "plan",
+        "--model",
+        "llama3.1:405b",
+        "--workload",
+        "train",
+        "--mode",
+        "full",
+        "--dataset-tokens",
+        "1e9",
+        "--json",
+    )
     assert res.code == 0, res.err
     data = res.json()
     assert data["options"] == []
@@ -120,8 +155,10 @@ def test_nothing_fits_says_what_would(cli) -> None:  # type: ignore[no-untyped-d
         ("workload: {kind: train, model: qwen2.5:7b, mdoe: lora}\n", "mode"),
         ("workload: {kind: train, model: qwen2.5:7b}\nmonths: lots\n", "months"),
         ("months: 6\n", "workload"),
-        ("workload: {kind: train, model: qwen2.5:7b}\nbudget: {amount: 5, currency: EUR}\n",
-         "budget.currency"),
+        (
+            "workload: {kind: train, model: qwen2.5:7b}\nbudget: {amount: 5, currency: EUR}\n",
+            "budget.currency",
+        ),
         ("workload: [1, 2\n", "YAML"),
         ("workload: {kind: train, model: qwen2.5:7b}\nframeworks: [pytorch, caffe]\n", "caffe"),
     ],

@@ -56,7 +56,7 @@ def test_card_price_street_then_launch_then_user(cat: Catalog, usd: Context) -> 
     user = resolve_own(cat, usd, "rtx-4090", 1, OwnOptions(card_price=1800))
     assert user.spec.card_price == 1800
     with pytest.raises(UserError) as err:
-        resolve_own(cat, usd, "a100-80gb", 1)  # no price in the catalog
+        resolve_own(cat, usd, "mi250", 1)  # no price in the catalog
     assert err.value.key == "cost.no_card_price"
 
 

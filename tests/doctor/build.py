@@ -42,7 +42,14 @@ def kernel(**over: Any) -> Found:
         "modules": [],
         "nvidia_module_version": "",
         "pci_gpus": [],
-        "devices": {"nvidia": [], "dxg": False, "kfd": False, "kfd_rw": False, "dri_render": [], "davinci": []},
+        "devices": {
+            "nvidia": [],
+            "dxg": False,
+            "kfd": False,
+            "kfd_rw": False,
+            "dri_render": [],
+            "davinci": [],
+        },
         "secure_boot": None,
         "shm_bytes": 64 * 1024**3,
         "groups": ["users"],
@@ -51,7 +58,15 @@ def kernel(**over: Any) -> Found:
 
 
 def nvidia_pci(n: int = 1) -> list[dict[str, str]]:
-    return [{"vendor": "nvidia", "device_id": "0x2684", "class": "0x030000", "address": f"0000:0{i}:00.0"} for i in range(n)]
+    return [
+        {
+            "vendor": "nvidia",
+            "device_id": "0x2684",
+            "class": "0x030000",
+            "address": f"0000:0{i}:00.0",
+        }
+        for i in range(n)
+    ]
 
 
 def smi(fixture: str) -> Found:
@@ -91,7 +106,11 @@ def torch(**over: Any) -> Found:
 
 
 def no_torch() -> Missing:
-    return Missing("not_installed", "ModuleNotFoundError: No module named 'torch'", facts={"python": PY, "packages": {}})
+    return Missing(
+        "not_installed",
+        "ModuleNotFoundError: No module named 'torch'",
+        facts={"python": PY, "packages": {}},
+    )
 
 
 def ollama(result: str = "missing", **facts: Any) -> ProbeResult:
@@ -137,7 +156,9 @@ _TABLES: list[CompatTables] = []
 def tables() -> CompatTables:
     """The real sourced tables from the built-in catalog (loaded once)."""
     if not _TABLES:
-        _TABLES.append(CompatTables.from_catalog(load_catalog(use_overrides=False, use_cache=False)))
+        _TABLES.append(
+            CompatTables.from_catalog(load_catalog(use_overrides=False, use_cache=False))
+        )
     return _TABLES[0]
 
 

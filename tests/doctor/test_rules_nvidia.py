@@ -20,8 +20,18 @@ def test_machine_without_gpu_says_so_plainly() -> None:
 
 def test_os_blocked_on_wsl2_with_stray_linux_driver() -> None:
     facts = b.machine(
-        wsl=Found({"version": 2, "dxg": True, "wsl_libcuda": True, "linux_driver_packages": ["nvidia-utils-535"], "kernel": "5.15"}),
-        nvidia_smi=Failed("os_blocked", "Failed to initialize NVML: GPU access blocked by the operating system"),
+        wsl=Found(
+            {
+                "version": 2,
+                "dxg": True,
+                "wsl_libcuda": True,
+                "linux_driver_packages": ["nvidia-utils-535"],
+                "kernel": "5.15",
+            }
+        ),
+        nvidia_smi=Failed(
+            "os_blocked", "Failed to initialize NVML: GPU access blocked by the operating system"
+        ),
         nvml=Failed("os_blocked", "NVML error 17"),
     )
     findings = b.run(facts)
@@ -36,7 +46,10 @@ def test_os_blocked_on_wsl2_with_stray_linux_driver() -> None:
 def test_driver_not_loaded_because_of_nouveau_and_secure_boot() -> None:
     facts = b.machine(
         kernel=b.kernel(modules=["nouveau"], pci_gpus=b.nvidia_pci(), secure_boot=True),
-        nvidia_smi=Failed("driver_not_loaded", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
+        nvidia_smi=Failed(
+            "driver_not_loaded",
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+        ),
         nvml=Failed("driver_not_loaded", "Driver Not Loaded"),
     )
     f = b.by_id(b.run(facts), "nvidia.driver_not_loaded_nouveau")
@@ -45,13 +58,18 @@ def test_driver_not_loaded_because_of_nouveau_and_secure_boot() -> None:
 
 
 def test_cloud_instance_without_gpu_shows_zero() -> None:
-    facts = b.machine(nvidia_smi=Failed("no_devices", "No devices were found"), kernel=b.kernel(modules=["nvidia"]))
+    facts = b.machine(
+        nvidia_smi=Failed("no_devices", "No devices were found"),
+        kernel=b.kernel(modules=["nvidia"]),
+    )
     f = b.by_id(b.run(facts), "nvidia.zero_gpus_no_device")
     assert f.level == "error"
 
 
 def test_zero_gpus_with_device_on_bus() -> None:
-    facts = b.machine(nvml=b.nvml("550.54.14", "12.4", []), kernel=b.kernel(pci_gpus=b.nvidia_pci()))
+    facts = b.machine(
+        nvml=b.nvml("550.54.14", "12.4", []), kernel=b.kernel(pci_gpus=b.nvidia_pci())
+    )
     assert "nvidia.zero_gpus" in b.ids(b.run(facts))
 
 
@@ -59,7 +77,12 @@ def test_gpu_on_bus_without_driver_ubuntu_and_rocky() -> None:
     ubuntu = b.run(b.machine(kernel=b.kernel(pci_gpus=b.nvidia_pci(2))))
     f = b.by_id(ubuntu, "nvidia.no_driver")
     assert f.params["count"] == 2 and "sudo ubuntu-drivers install" in f.commands
-    rocky = b.run(b.machine(kernel=b.kernel(pci_gpus=b.nvidia_pci()), system=b.system(distro_id="rocky", package_manager="dnf")))
+    rocky = b.run(
+        b.machine(
+            kernel=b.kernel(pci_gpus=b.nvidia_pci()),
+            system=b.system(distro_id="rocky", package_manager="dnf"),
+        )
+    )
     assert "sudo dnf install -y cuda-drivers" in b.by_id(rocky, "nvidia.no_driver").commands
 
 
@@ -80,7 +103,9 @@ def test_another_process_holds_most_memory() -> None:
 
 
 def test_mig_is_reported() -> None:
-    assert "nvidia.mig" in b.ids(b.run(b.machine(nvidia_smi=b.smi("a100-sxm4-80gb-mig-535.54.03.xml"))))
+    assert "nvidia.mig" in b.ids(
+        b.run(b.machine(nvidia_smi=b.smi("a100-sxm4-80gb-mig-535.54.03.xml")))
+    )
 
 
 def test_ecc_errors_and_throttling() -> None:
@@ -91,7 +116,12 @@ def test_ecc_errors_and_throttling() -> None:
         throttle_active=["hw_thermal_slowdown", "sw_power_cap"],
         temperature_c=92.0,
     )
-    worn = b.gpu(index=1, ecc_uncorrected_aggregate=1, retired_pending=True, throttle_active=["hw_power_brake_slowdown"])
+    worn = b.gpu(
+        index=1,
+        ecc_uncorrected_aggregate=1,
+        retired_pending=True,
+        throttle_active=["hw_power_brake_slowdown"],
+    )
     findings = b.run(b.machine(nvml=b.nvml("550.54.14", "12.4", [sick, worn])))
     assert b.by_id(findings, "nvidia.ecc_uncorrected").level == "error"
     assert b.by_id(findings, "nvidia.ecc_history").level == "warn"
@@ -101,7 +131,13 @@ def test_ecc_errors_and_throttling() -> None:
 
 
 def test_version_mismatch_and_lost_gpu() -> None:
-    mismatch = b.run(b.machine(nvidia_smi=Failed("version_mismatch", "Failed to initialize NVML: Driver/library version mismatch")))
+    mismatch = b.run(
+        b.machine(
+            nvidia_smi=Failed(
+                "version_mismatch", "Failed to initialize NVML: Driver/library version mismatch"
+            )
+        )
+    )
     assert "sudo reboot" in b.by_id(mismatch, "nvidia.version_mismatch").commands
     lost = b.run(b.machine(nvml=Failed("gpu_lost", "GPU is lost")))
     assert b.by_id(lost, "nvidia.gpu_lost").level == "error"
@@ -110,5 +146,10 @@ def test_version_mismatch_and_lost_gpu() -> None:
 def test_nvidia_smi_garbage_and_hang() -> None:
     garbage = b.run(b.machine(nvidia_smi=Failed("garbage", "no <nvidia_smi_log> element")))
     assert b.by_id(garbage, "nvidia.smi_error").level == "warn"
-    hung = b.run(b.machine(nvidia_smi=Failed("timeout", "nvidia-smi did not answer"), nvml=Missing("library_not_found")))
+    hung = b.run(
+        b.machine(
+            nvidia_smi=Failed("timeout", "nvidia-smi did not answer"),
+            nvml=Missing("library_not_found"),
+        )
+    )
     assert "nvidia.smi_hung" in b.ids(hung)

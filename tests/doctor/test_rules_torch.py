@@ -39,7 +39,12 @@ def test_cpu_only_build_on_gpu_machine() -> None:
 def test_driver_too_old_for_the_build() -> None:
     facts = b.machine(
         nvml=b.nvml("470.82.01", "11.4", [b.gpu()]),
-        torch=b.torch(is_available=False, devices=[], init_error="RuntimeError: The NVIDIA driver on your system is too old (found version 11040)."),
+        torch=b.torch(
+            is_available=False,
+            devices=[],
+            init_error="RuntimeError: The NVIDIA driver on your system is too old "
+            "(found version 11040).",
+        ),
     )
     findings = b.run(facts)
     f = b.by_id(findings, "torch.driver_too_old")
@@ -75,7 +80,10 @@ def test_volta_on_a_cu130_wheel_is_too_old() -> None:
 
 
 def test_ada_runs_on_sm86_code() -> None:
-    facts = b.machine(nvml=b.nvml("590.44.01", "13.1", [b.gpu()]), torch=b.torch(arch_list=CU124_ARCHS, cuda="12.4"))
+    facts = b.machine(
+        nvml=b.nvml("590.44.01", "13.1", [b.gpu()]),
+        torch=b.torch(arch_list=CU124_ARCHS, cuda="12.4"),
+    )
     ids = b.ids(b.run(facts))
     assert "torch.gpu_too_new" not in ids and "torch.ok" in ids
 
@@ -83,7 +91,9 @@ def test_ada_runs_on_sm86_code() -> None:
 def test_cuda_unavailable_with_pytorchs_reason() -> None:
     facts = b.machine(
         nvml=b.nvml("590.44.01", "13.1", [b.gpu()]),
-        torch=b.torch(is_available=False, devices=[], init_error="RuntimeError: No CUDA GPUs are available"),
+        torch=b.torch(
+            is_available=False, devices=[], init_error="RuntimeError: No CUDA GPUs are available"
+        ),
     )
     f = b.by_id(b.run(facts), "torch.cuda_unavailable")
     assert "No CUDA GPUs" in f.text("seen")
@@ -91,22 +101,36 @@ def test_cuda_unavailable_with_pytorchs_reason() -> None:
 
 
 def test_ok_reports_loaded_libraries() -> None:
-    f = b.by_id(b.run(b.machine(nvml=b.nvml("590.44.01", "13.1", [b.gpu()]), torch=b.torch())), "torch.ok")
+    f = b.by_id(
+        b.run(b.machine(nvml=b.nvml("590.44.01", "13.1", [b.gpu()]), torch=b.torch())), "torch.ok"
+    )
     assert f.params["cudnn"] == 90701 and f.params["nccl"] == "2.26.2"
 
 
 def test_mixed_cuda_wheels_and_nvcc_mismatch() -> None:
     t = b.torch()
-    t.facts["packages"] = {"nvidia-cublas-cu11": "11.11.3.6", "nvidia-cublas-cu12": "12.8.3.14", "torch": "2.7.1"}
-    toolkit = b.Found({"nvcc": [{"path": "/usr/local/cuda-11.8/bin/nvcc", "version": "11.8", "error": ""}]})
-    findings = b.run(b.machine(nvml=b.nvml("590.44.01", "13.1", [b.gpu()]), torch=t, toolkit=toolkit))
+    t.facts["packages"] = {
+        "nvidia-cublas-cu11": "11.11.3.6",
+        "nvidia-cublas-cu12": "12.8.3.14",
+        "torch": "2.7.1",
+    }
+    toolkit = b.Found(
+        {"nvcc": [{"path": "/usr/local/cuda-11.8/bin/nvcc", "version": "11.8", "error": ""}]}
+    )
+    findings = b.run(
+        b.machine(nvml=b.nvml("590.44.01", "13.1", [b.gpu()]), torch=t, toolkit=toolkit)
+    )
     assert "cu11" in b.by_id(findings, "torch.mixed_cuda_wheels").params["listing"]
     assert b.by_id(findings, "torch.nvcc_major_mismatch").params["nvcc"] == "11.8"
 
 
 def test_probe_failures_become_findings() -> None:
     assert "torch.probe_timeout" in b.ids(b.run(b.machine(torch=TimedOut(8.0))))
-    broken = b.run(b.machine(torch=Failed("import_failed", "OSError: libcudnn.so.9: cannot open shared object file")))
+    broken = b.run(
+        b.machine(
+            torch=Failed("import_failed", "OSError: libcudnn.so.9: cannot open shared object file")
+        )
+    )
     assert b.by_id(broken, "torch.import_failed").level == "error"
     assert "torch.probe_failed" in b.ids(b.run(b.machine(torch=Failed("garbage", "?"))))
     assert "torch.python_missing" in b.ids(b.run(b.machine(torch=b.Missing("python_not_found"))))

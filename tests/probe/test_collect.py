@@ -40,13 +40,26 @@ def test_deadline_and_crash(tmp_path: Path) -> None:
     assert list(out) == ["a", "b", "c", "d"]
     assert isinstance(out["a"], Found)
     assert isinstance(out["b"], TimedOut)
-    assert isinstance(out["c"], Failed) and out["c"].reason == "crashed" and "bug in a probe" in out["c"].detail
+    assert (
+        isinstance(out["c"], Failed)
+        and out["c"].reason == "crashed"
+        and "bug in a probe" in out["c"].detail
+    )
     assert isinstance(out["d"], Found)  # ran in parallel, finished in time
     assert elapsed < 1.5
 
 
 def test_probe_registry() -> None:
     names = set(default_probes())
-    assert {"system", "kernel", "wsl", "container", "nvidia_smi", "nvml", "toolkit", "torch"} <= names
+    assert {
+        "system",
+        "kernel",
+        "wsl",
+        "container",
+        "nvidia_smi",
+        "nvml",
+        "toolkit",
+        "torch",
+    } <= names
     assert {"amd", "intel", "ascend", "ollama", "nccl_env"} <= names
     assert "nccl_smoke" not in names and "nccl_smoke" in default_probes(nccl=True)

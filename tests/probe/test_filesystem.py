@@ -68,7 +68,9 @@ def test_kernel_driver_loaded(tmp_path: Path) -> None:
         tmp_path / "root",
         {
             "/proc/modules": "nvidia_uvm 1 0 - Live\nnvidia 2 1 nvidia_uvm, Live\n",
-            "/proc/driver/nvidia/version": "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22\n",
+            "/proc/driver/nvidia/version": (
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22\n"
+            ),
             "/dev/nvidia0": "",
             "/dev/nvidiactl": "",
         },

@@ -16,7 +16,9 @@ from tests.probe.support import FIXTURES, make_ctx, write_tree
 VERSION = (FIXTURES / "ollama" / "api-version-docs.json").read_bytes()
 PS_DOCS = (FIXTURES / "ollama" / "api-ps-docs.json").read_bytes()
 # Synthetic (not recorded): the docs' model, loaded entirely in system memory.
-PS_CPU = json.dumps({"models": [{"name": "mistral:latest", "size": 5137025024, "size_vram": 0}]}).encode()
+PS_CPU = json.dumps(
+    {"models": [{"name": "mistral:latest", "size": 5137025024, "size_vram": 0}]}
+).encode()
 
 
 def test_docs_replies_model_on_gpu(tmp_path: Path) -> None:
@@ -25,7 +27,13 @@ def test_docs_replies_model_on_gpu(tmp_path: Path) -> None:
     assert isinstance(r, Found)
     assert r.facts["version"] == "0.5.1"
     assert r.facts["models"] == [
-        {"name": "mistral:latest", "size_bytes": 5137025024, "size_vram_bytes": 5137025024, "cpu_percent": 0, "context_length": None}
+        {
+            "name": "mistral:latest",
+            "size_bytes": 5137025024,
+            "size_vram_bytes": 5137025024,
+            "cpu_percent": 0,
+            "context_length": None,
+        }
     ]
 
 
@@ -45,7 +53,10 @@ def test_not_running(tmp_path: Path) -> None:
     [
         ({"/api/version": (500, b"oops", 0.0)}, "http_error"),
         ({"/api/version": (200, b"<html>hello</html>", 0.0)}, "bad_reply"),
-        ({"/api/version": (200, VERSION, 0.0), "/api/ps": (200, b'{"models": 3}', 0.0)}, "bad_reply"),
+        (
+            {"/api/version": (200, VERSION, 0.0), "/api/ps": (200, b'{"models": 3}', 0.0)},
+            "bad_reply",
+        ),
     ],
 )
 def test_broken_replies(tmp_path: Path, routes: dict, reason: str) -> None:  # type: ignore[type-arg]
@@ -86,17 +97,33 @@ def test_systemd_unit_settings(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path / "root",
         {
-            "/etc/systemd/system/ollama.service": "[Service]\nExecStart=/usr/bin/ollama serve --log-level debug\nEnvironment=\"OLLAMA_HOST=0.0.0.0\"\n",
-            "/etc/systemd/system/ollama.service.d/override.conf": "[Service]\nEnvironment=\"OLLAMA_CUDA=1\" \"CUDA_VISIBLE_DEVICES=0\"\n",
+            "/etc/systemd/system/ollama.service": (
+                "[Service]\nExecStart=/usr/bin/ollama serve --log-level debug\n"
+                'Environment="OLLAMA_HOST=0.0.0.0"\n'
+            ),
+            "/etc/systemd/system/ollama.service.d/override.conf": (
+                '[Service]\nEnvironment="OLLAMA_CUDA=1" "CUDA_VISIBLE_DEVICES=0"\n'
+            ),
         },
     )
     ctx = make_ctx(tmp_path, root=root)
-    assert unit_environment(ctx) == {"OLLAMA_HOST": "0.0.0.0", "OLLAMA_CUDA": "1", "CUDA_VISIBLE_DEVICES": "0"}
+    assert unit_environment(ctx) == {
+        "OLLAMA_HOST": "0.0.0.0",
+        "OLLAMA_CUDA": "1",
+        "CUDA_VISIBLE_DEVICES": "0",
+    }
     assert "--log-level" in unit_exec_start(ctx)
 
 
 def test_parse_ps_unknown_shares() -> None:
-    models = parse_ps({"models": [{"name": "a", "size": 0, "size_vram": 0}, {"name": "b", "size": 10, "size_vram": 11}]})
+    models = parse_ps(
+        {
+            "models": [
+                {"name": "a", "size": 0, "size_vram": 0},
+                {"name": "b", "size": 10, "size_vram": 11},
+            ]
+        }
+    )
     assert [m["cpu_percent"] for m in models] == [None, None]
     with pytest.raises(ValueError):
         parse_ps([])

@@ -122,7 +122,10 @@ def test_nvml_helpers() -> None:
 
 
 def test_sycl_ls_and_nccl_conf() -> None:
-    out = "[opencl:cpu][opencl:0] Intel(R) OpenCL, CPU\n[level_zero:gpu][level_zero:0] Intel(R) Level-Zero, Intel(R) Arc(TM) A770 Graphics 1.3\n"
+    out = (
+        "[opencl:cpu][opencl:0] Intel(R) OpenCL, CPU\n"
+        "[level_zero:gpu][level_zero:0] Intel(R) Level-Zero, Intel(R) Arc(TM) A770 Graphics 1.3\n"
+    )
     assert len(parse_sycl_ls(out)) == 1
     assert parse_conf("NCCL_P2P_DISABLE=1  # temp\n# comment\nNCCL_DEBUG = WARN\n") == {
         "NCCL_P2P_DISABLE": "1",

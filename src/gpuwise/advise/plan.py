@@ -74,9 +74,11 @@ def _sized_options(
     return options, sorted(unfit.items(), key=lambda kv: -kv[1]), cs.dropped
 
 
-def _rank_key(o: Option) -> tuple[bool, float, float, str]:
-    """Cheapest first; options whose hardware price is unknown after every priced one."""
-    return ("cards" in o.cost.unpriced, o.cost.total, o.time_hours or 0.0, o.candidate.label)
+def _rank_key(o: Option) -> tuple[bool, bool, float, float, str]:
+    """Cheapest first; after every fully known option come those whose hardware price or
+    speed is unknown (a speed that cannot be checked against a target or deadline)."""
+    return ("cards" in o.cost.unpriced, not o.sized.speed_known, o.cost.total,
+            o.time_hours or 0.0, o.candidate.label)
 
 
 def _pareto(options: list[Option]) -> None:

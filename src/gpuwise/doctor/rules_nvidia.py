@@ -59,10 +59,10 @@ def driver_state(inp: Inputs) -> list[Finding]:
         return [Finding("nvidia.smi_hung", "error", {}, fixes.module_reload())]
     if on_bus and "not_installed" in reasons:
         return [Finding("nvidia.no_driver", "error", {"count": on_bus}, fixes.driver_install(h))]
-    bad = {k: v for k, v in reasons.items() if k in ("garbage", "unknown", "exec_error", "crashed")}
-    if bad:
-        reason, detail = next(iter(bad.items()))
-        return [Finding("nvidia.smi_error", "warn", {"reason": reason, "detail": detail})]
+    failed = [r for r in (smi, inp.facts.get("nvml")) if isinstance(r, Failed)]
+    if failed:
+        params = {"reason": failed[0].reason, "detail": failed[0].detail or failed[0].reason}
+        return [Finding("nvidia.smi_error", "warn", params, ("nvidia-smi",))]
     return []
 
 

@@ -73,17 +73,13 @@ def docker_gpu(inp: Inputs) -> list[Finding]:
     c = found(inp.facts, "container")
     d = c.get("docker") or {}
     tk = c.get("toolkit") or {}
-    if not d.get("installed") or c.get("in_container") or not nvidia_present(inp.facts):
+    if not d.get("installed") or c.get("in_container"):
         return []
     if not d.get("daemon"):
-        return [
-            Finding(
-                "docker.daemon_down",
-                "info",
-                {"error": d.get("error", "")},
-                ("sudo systemctl start docker",),
-            )
-        ]
+        params = {"error": d.get("error") or "?"}
+        return [Finding("docker.daemon_down", "info", params, ("sudo systemctl start docker",))]
+    if not nvidia_present(inp.facts):
+        return []
     runtimes = d.get("runtimes") or []
     if "nvidia" in runtimes or tk.get("cdi_specs"):
         return [Finding("docker.gpu_ok", "ok", {"runtimes": ", ".join(runtimes)})]
@@ -109,8 +105,7 @@ def toolkits(inp: Inputs) -> list[Finding]:
         cmds = ("which -a nvcc", fixes.comment("path_order"))
         out.append(
             Finding(
-                "cuda.multiple_nvcc",
-    "cuda.nvcc_broken", "warn", {"listing": listing, "first": nvccs[0]["path"]}, cmds
+                "cuda.multiple_nvcc", "warn", {"listing": listing, "first": nvccs[0]["path"]}, cmds
             )
         )
     max_cuda = driver_max_cuda(inp.facts)

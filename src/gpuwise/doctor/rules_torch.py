@@ -52,7 +52,7 @@ def install_state(inp: Inputs) -> list[Finding]:
     """Not installed / broken import / the probe itself failed."""
     r = inp.facts.get("torch")
     h = inp.host
-    if isinstance(r, TimedOut):
+    if isinstance(r, TimedOut) or (isinstance(r, Failed) and r.reason == "timeout"):
         return [Finding("torch.probe_timeout", "warn", {"python": h.python})]
     if isinstance(r, Missing) and r.reason == "not_installed":
         if nvidia_present(inp.facts):

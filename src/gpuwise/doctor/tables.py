@@ -37,7 +37,8 @@ class CompatTables:
         want = major_minor(cuda)
         for row in self.cuda_driver:
             if row.cuda == want and row.release == "GA":
-                return str(row.windows_min_driver if windows else row.linux_min_driver) or None
+                need = row.windows_min_driver if windows else row.linux_min_driver
+                return str(need) if need else None
         return None
 
     def family_min_driver(self, cuda: str) -> str | None:

@@ -30,11 +30,12 @@ def summary_table(rows: list[dict[str, str]]) -> Table:
 
 def render_finding(console: Console, f: dict[str, Any]) -> None:
     """Level badge and title, then what was seen, why it matters, and the fix."""
-    badge = Text(f"[{t('doctor.level.' + f['level'])}] ", style=_STYLE.get(f["level"], ""))
+    level = t(f"doctor.level.{f['level']}")
+    badge = Text(f"[{level}] ", style=_STYLE.get(f["level"], ""))
     console.print(badge + Text(f["title"], style="bold"), soft_wrap=True)
     for label, key in (("doctor.seen", "detail"), ("doctor.why", "why"), ("doctor.fix", "fix")):
         if f.get(key):
-            console.print(Text(f"  {t(label)}: ", style="dim") + Text(f[key]), soft_wrap=True)
+            console.print(Text(f"  {t(label)} ", style="dim") + Text(f[key]), soft_wrap=True)
     for cmd in f.get("commands") or []:
         console.print(
             Text(f"    {cmd}", style="dim" if cmd.startswith("#") else "bold"), soft_wrap=True
