@@ -107,6 +107,20 @@ def _torch(facts: Facts) -> str:
     return f"{tt.get('version', '?')} ({build}), {avail}"
 
 
+def _python(facts: Facts) -> str:
+    """The Python whose PyTorch was checked, and the environment it lives in."""
+    r = facts.get("torch")
+    py = (r.facts if r is not None else {}).get("python") or {}
+    if not py:
+        return _status_text(r)
+    kind = (
+        "conda"
+        if py.get("conda")
+        else ("venv" if py.get("venv") else t("doctor.sum.system_python"))
+    )
+    return f"{py.get('version', '?')} ({kind}) {py.get('executable', '')}"
+
+
 def _vendor(name: str, key: str, fmt: Callable[[dict[str, Any]], str]) -> Callable[[Facts], str]:
     def row(facts: Facts) -> str:
         f = found(facts, name)
@@ -148,6 +162,7 @@ ROWS: tuple[tuple[str, str, Callable[[Facts], str]], ...] = (
     ("container", "doctor.row.container", _container),
     ("nvidia_smi", "doctor.row.nvidia", _nvidia),
     ("toolkit", "doctor.row.toolkit", _toolkit),
+    ("torch", "doctor.row.python", _python),
     ("torch", "doctor.row.torch", _torch),
     (
         "amd",
@@ -182,5 +197,8 @@ def summary(facts: Facts) -> list[dict[str, str]]:
             value = fn(facts)
         except Exception as exc:  # a summary must never break the report
             value = f"({type(exc).__name__})"
-        out.append({"probe": probe, "label": t(label), "status": r.status, "value": value})
+        status = r.status
+        if label == "doctor.row.python" and (r.facts or {}).get("python"):
+            status = "found"  # the interpreter was there even when torch is not
+        out.append({"probe": probe, "label": t(label), "status": status, "value": value})
     return out
