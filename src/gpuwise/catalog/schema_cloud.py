@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, NonNegativeFloat, PositiveFloat, model_validator
 
@@ -18,16 +18,7 @@ Billing = Literal[
     "savings-plan-1y",
     "savings-plan-3y",
 ]
-BILLINGS: tuple[Billing, ...] = (
-    "on-demand",
-    "spot",
-    "monthly",
-    "yearly",
-    "reserved-1y",
-    "reserved-3y",
-    "savings-plan-1y",
-    "savings-plan-3y",
-)
+BILLINGS: tuple[Billing, ...] = get_args(Billing)
 HOURS_PER_MONTH = 730.0
 """Hours in an average month (8,760 h / 12), the convention AWS, GCP and Azure bill monthly by."""
 
