@@ -164,10 +164,17 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("data-stays-on-premises", {}))
     if s.domestic_only:
         out.append(("domestic-only", {}))
-    own = next((o for o in plan.options if o.candidate.kind == "own"), None)
+    from gpuwise.advise.plan import incomplete_capex
+
+    def priced_own(options: list[Option]) -> Option | None:
+        return next(
+            (o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None
+        )
+
+    own = priced_own(plan.options)
     rent = next((o for o in plan.options if o.candidate.kind == "rent"), None)
     # compare with the cheapest of the other kind even when it breaks a constraint (budget)
-    other_own = own or next((o for o in plan.infeasible if o.candidate.kind == "own"), None)
+    other_own = own or priced_own(plan.infeasible)
     other_rent = rent or next(
         (o for o in plan.set_aside + plan.infeasible if o.candidate.kind == "rent"), None
     )

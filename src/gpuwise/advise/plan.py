@@ -77,8 +77,18 @@ def _sized_options(
 def _rank_key(o: Option) -> tuple[bool, bool, float, float, str]:
     """Cheapest first; after every fully known option come those whose hardware price or
     speed is unknown (a speed that cannot be checked against a target or deadline)."""
-    return ("cards" in o.cost.unpriced, not o.sized.speed_known, o.cost.total,
-            o.time_hours or 0.0, o.candidate.label)
+    return (
+        incomplete_capex(o),
+        not o.sized.speed_known,
+        o.cost.total,
+        o.time_hours or 0.0,
+        o.candidate.label,
+    )
+
+
+def incomplete_capex(o: Option) -> bool:
+    """The card or host has no price: its total is a floor, not a cost to rank by."""
+    return bool({"cards", "host"} & set(o.cost.unpriced))
 
 
 def _pareto(options: list[Option]) -> None:
@@ -94,7 +104,7 @@ def _pareto(options: list[Option]) -> None:
 
 def _answers(options: list[Option]) -> dict[str, Any]:
     """buy_or_rent, vendor, card, cloud from the cheapest feasible options of each kind."""
-    own = next((o for o in options if o.candidate.kind == "own"), None)
+    own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
     rent = next((o for o in options if o.candidate.kind == "rent"), None)
     best = options[0] if options else None
     if best is None:

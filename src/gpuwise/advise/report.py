@@ -33,7 +33,7 @@ def option_dict(o: Option, currency: str) -> dict[str, Any]:
         "already_owned": c.already_owned,
         "total_cost": round(o.cost.total, 2),
         "monthly_cost": round(o.cost.monthly, 2),
-        "hardware_priced": "cards" not in o.cost.unpriced,
+        "hardware_priced": not ({"cards", "host"} & set(o.cost.unpriced)),
         "currency": currency,
         "items": {k: round(v, 2) for k, v in o.cost.items.items()},
         "unpriced": list(o.cost.unpriced),
@@ -82,7 +82,7 @@ def answer_lines(plan: Plan) -> list[str]:
         return [t("plan.answer_none")]
     best = plan.options[0]
     cur = plan.currency
-    if "cards" in best.cost.unpriced:
+    if {"cards", "host"} & set(best.cost.unpriced):
         lines = [t("plan.answer_unpriced", card=best.candidate.gpu.id)]
     else:
         lines = [
