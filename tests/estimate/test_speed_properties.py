@@ -82,3 +82,38 @@ def test_concurrency_never_lowers_total_throughput(model: str, engine: str, gpu_
         out = inference_speed(r, SC, SpeedInputs(gpu=gpu, gen_tokens=256, concurrency=c))
         assert (out.serving_tokens_per_s or 0) >= previous * 0.999
         previous = out.serving_tokens_per_s or 0
+
+
+def test_measured_efficiency_override_changes_speed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A user's measured number replaces the catalog's fraction (issue 4: overridable)."""
+    from gpuwise.catalog import catalog as catalog_module
+
+    folder = tmp_path / "config" / "catalog"
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text(
+        '[sources.my-bench]\nurl = "https://example.org/my-llama-bench"\n'
+        'retrieved = 2026-12-01\n\n[[engine_efficiency]]\nengine = "llama.cpp"\n'
+        'backend = "cuda"\ndecode_bandwidth_fraction = 0.45\nprefill_flops_fraction = 1.1\n'
+        'source = "my-bench"\n',
+        encoding="utf-8",
+    )
+    catalog_module._loaded.clear()
+    from gpuwise.catalog import load_catalog as fresh
+
+    cat = fresh()
+    sc = SpeedConstants.from_catalog(cat)
+    assert sc.engine("llama.cpp", "cuda").decode_bandwidth_fraction == 0.45
+    assert len([e for e in sc.engines if e.engine == "llama.cpp" and e.backend == "cuda"]) == 1
+    assert sc.engine("llama.cpp", "cuda").decode_overhead_ms_per_layer > 0  # merged, not replaced
+
+
+def test_zero_bandwidth_override_is_rejected(tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "config" / "catalog"
+    folder.mkdir(parents=True)
+    (folder / "bad.toml").write_text(
+        '[sources.x]\nurl = "https://example.org/x"\nretrieved = 2026-12-01\n\n'
+        '[[gpu]]\nid = "rtx-4090"\nsource = "x"\nmemory_bandwidth_gbps = 0\n',
+        encoding="utf-8",
+    )
+    res = cli("estimate", "qwen2.5:7b", "--gpu", "4090")
+    assert res.code == 2 and "memory_bandwidth_gbps" in res.err and "bad.toml" in res.err

@@ -99,7 +99,7 @@ def answer_lines(plan: Plan) -> list[str]:
                 "plan.answer_cloud",
                 provider=a["cloud"]["provider"],
                 instance=a["cloud"]["instance"],
-                billing=a["cloud"]["billing"],
+                billing=t(f"billing.{a['cloud']['billing']}"),
             )
         )
     else:

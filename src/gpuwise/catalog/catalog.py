@@ -90,17 +90,38 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+KEY_FIELDS: dict[str, tuple[str, ...]] = {
+    "engine_efficiency": ("engine", "backend"),
+    "kernel_efficiency": ("kind",),
+    "train_efficiency": ("mode", "architecture"),
+    "matmul_fraction": ("architecture",),
+    "feature": ("stack", "feature"),
+    "resale": ("gpu", "date", "months_since_launch"),
+}
+"""Entries without an `id` are matched by these fields when an override corrects them."""
+SINGLETONS = ("hidden_costs", "activation_model", "psu_sizing", "host_memory", "provider")
+
+
+def _entry_key(e: L.RawEntry) -> str | None:
+    """What makes two entries of a kind the same entry (so an override merges, not duplicates)."""
+    if e.kind == "offer":
+        return f"{e.context.get('provider')}:{e.data.get('instance')}"
+    if e.kind in KEY_FIELDS:
+        return "/".join(str(e.data.get(f, "any")) for f in KEY_FIELDS[e.kind])
+    if e.kind == "hidden_costs":
+        return e.context.get("provider") or None
+    if e.data.get("id"):
+        return str(e.data["id"])
+    return e.kind if e.kind in SINGLETONS else None
+
+
 def _overlay(entries: list[L.RawEntry]) -> list[L.RawEntry]:
-    """Later entries with the same kind and id (user overrides) merge over earlier ones."""
+    """Later entries with the same kind and key (user overrides) merge over earlier ones."""
     out: list[L.RawEntry] = []
     where: dict[tuple[str, str], int] = {}
     for e in entries:
-        key_id = e.data.get("id") or (
-            e.context.get("provider") if e.kind == "hidden_costs" else None
-        )
-        if e.kind == "offer":
-            key_id = f"{e.context.get('provider')}:{e.data.get('instance')}"
-        key = (e.kind, str(key_id)) if key_id else None
+        key_id = _entry_key(e)
+        key = (e.kind, key_id) if key_id else None
         if key and key in where:
             old = out[where[key]]
             out[where[key]] = L.RawEntry(

@@ -16,7 +16,7 @@ from gpuwise.render.estimate import gib
 def _where(o: dict[str, Any]) -> str:
     if o["kind"] == "own":
         return t("plan.owned") if o["already_owned"] else t("plan.buy")
-    return f"{o['provider']} {o['instance']} ({o['billing']})"
+    return f"{o['provider']} {o['instance']} ({t('billing.' + o['billing'])})"
 
 
 def options_table(report: dict[str, Any]) -> Table:
