@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +16,11 @@ from gpuwise.catalog import catalog as catalog_module
 from gpuwise.i18n import set_lang
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Modules that load the catalog at import time must not see the real home either.
+_SESSION_HOME = Path(tempfile.mkdtemp(prefix="gpuwise-tests-"))
+os.environ["GPUWISE_CONFIG_DIR"] = str(_SESSION_HOME / "config")
+os.environ["GPUWISE_CACHE_DIR"] = str(_SESSION_HOME / "cache")
 
 
 @pytest.fixture(autouse=True)
