@@ -137,3 +137,11 @@ def test_lang_from_environment(cli, monkeypatch: pytest.MonkeyPatch) -> None:  #
     monkeypatch.setenv("LANG", "zh_CN.UTF-8")
     assert detect_lang(None) == "zh"
     assert detect_lang("en") == "en"
+
+
+def test_click_messages_follow_the_language(cli) -> None:  # type: ignore[no-untyped-def]
+    zh = cli("gpus", "--bogus", "--lang", "zh")
+    assert zh.code == 2 and "没有选项" in zh.err
+    en = cli("gpus", "--bogus", "--lang", "en")  # the same process: English again
+    assert en.code == 2 and "No such option" in en.err
+    assert "选项" in cli("gpus", "--help", "--lang", "zh").out

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import typer
 
 from gpuwise.errors import GpuwiseError
-from gpuwise.i18n import detect_lang, set_lang, t
+from gpuwise.i18n import detect_lang, get_lang, set_lang, t
 
 COMMANDS = ("gpus", "models", "estimate", "fit", "offers", "cost", "plan", "doctor")
 
@@ -77,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         lang, debug, rest = _pre_parse(args)
         set_lang(detect_lang(lang))
+        from gpuwise.cli.localize import localize_click
+
+        localize_click(get_lang())
         build_app()(args=rest, prog_name="gpuwise")
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
