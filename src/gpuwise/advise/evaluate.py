@@ -15,8 +15,6 @@ from gpuwise.cost.model import busy_hours_per_month
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
 from gpuwise.errors import UserError
 
-GIB = 1024**3
-
 
 @dataclass
 class Option:
@@ -51,12 +49,15 @@ def usage_hours(s: Scenario, sized: Sized) -> tuple[float, float | None]:
 
 
 def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
-    """Storage and traffic a rental needs: the weights and the data set, kept on a cloud disk."""
+    """Storage and traffic a rental needs: the scenario's, else the weights plus the data set
+    (token ids as 4-byte integers) kept on a cloud disk."""
     w = s.workload
     weights_gb = sized.memory.breakdown["weights"] / 1e9 * sized.count
-    data_gb = weights_gb + (w.train_tokens() * 4 / 1e9 if w.kind == "train" else 0.0)
+    data_gb = s.data_gb or weights_gb + (w.train_tokens() * 4 / 1e9 if w.kind == "train" else 0.0)
     return RentUsage(
-        data_gb=math.ceil(data_gb), egress_gb_per_month=10.0, checkpoint_min=s.checkpoint_min
+        data_gb=math.ceil(data_gb),
+        egress_gb_per_month=s.egress_gb_per_month,
+        checkpoint_min=s.checkpoint_min,
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
+from gpuwise.estimate.memory import gpu_capacity_bytes
 
 Fired = tuple[str, dict[str, Any]]
 
@@ -52,7 +53,7 @@ def option_risks(cat: Catalog, s: Scenario, o: Option, feats: dict[tuple[str, st
         )
     if stack == "rocm":
         o.rules.append("rocm-pytorch-official")
-    headroom = 1 - o.sized.memory.device_total_bytes / (g.memory_gb * 1024**3)
+    headroom = 1 - o.sized.memory.device_total_bytes / gpu_capacity_bytes(g)
     if headroom < 0.1:
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in ("int4-awq", "q4_k_m", "q3_k_m", "int4-gptq"):

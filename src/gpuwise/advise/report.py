@@ -9,6 +9,7 @@ from gpuwise.advise.fired import money
 from gpuwise.advise.plan import Plan
 from gpuwise.advise.reasons import rule_text
 from gpuwise.catalog import Catalog
+from gpuwise.estimate.memory import gpu_capacity_bytes
 from gpuwise.i18n import get_lang, t
 
 
@@ -40,7 +41,7 @@ def option_dict(o: Option, currency: str) -> dict[str, Any]:
         "time_hours": round(o.time_hours, 2) if o.time_hours is not None else None,
         "busy_hours_per_month": round(o.busy_hours_per_month, 1),
         "memory_per_gpu_bytes": o.sized.memory.device_total_bytes,
-        "memory_capacity_bytes": int(c.gpu.memory_gb * 1024**3),
+        "memory_capacity_bytes": gpu_capacity_bytes(c.gpu),
         "tokens_per_s": round(o.sized.tokens_per_s, 1),
         "config": o.sized.as_dict(),
         "pareto": o.pareto,

@@ -103,6 +103,8 @@ class Scenario(_Strict):
     owns_host: bool = False
     currency: Literal["CNY", "USD"] = "CNY"
     checkpoint_min: PositiveFloat = 30.0
+    data_gb: PositiveFloat | None = None
+    egress_gb_per_month: float = Field(default=10.0, ge=0)
     max_gpus: PositiveInt = 8
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
 

@@ -109,11 +109,9 @@ def validate(req: MemoryRequest) -> None:
         raise UserError(
             "estimate.bad_attention", value=req.attention, choices=", ".join(ATTENTIONS)
         )
-    if req.strategy == "tp":
-        _check_tp(req.model, req.gpus)
 
 
-def _check_tp(m: LlmModel, tp: int) -> None:
+def check_tp(m: LlmModel, tp: int) -> None:
     """Tensor parallelism splits attention heads: the degree must divide them."""
     if m.heads % tp or (m.kv_heads % tp and tp % m.kv_heads):
         raise UserError("estimate.bad_tp", tp=tp, heads=m.heads, kv_heads=m.kv_heads)

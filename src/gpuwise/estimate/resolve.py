@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from gpuwise.catalog.schema_memory import Engine, KvDtype, Optimizer, Precision, WeightFormat
 from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
-from gpuwise.estimate.request import MemoryRequest, validate
+from gpuwise.estimate.request import MemoryRequest, check_tp, validate
 
 DEFAULT_INFERENCE_CONTEXT = 4096
 """Context assumed for inference when neither the user nor the engine sets one (a chat turn)."""
@@ -60,9 +60,9 @@ class Resolved:
 
 
 def _default_engine(req: MemoryRequest) -> str:
-    if req.model.origin == "gguf" or ((req.quant or "").lower().startswith("q") and req.quant):
-        return "llama.cpp" if not req.training else "transformers"
-    return "transformers"
+    """GGUF models and GGUF quant names (q4_k_m …) are served by llama.cpp; the rest by HF."""
+    gguf = req.model.origin == "gguf" or (req.quant or "").lower().startswith("q")
+    return "llama.cpp" if gguf and not req.training else "transformers"
 
 
 def _default_quant(req: MemoryRequest, engine: Engine) -> str:
@@ -93,9 +93,7 @@ def resolve(req: MemoryRequest, c: MemoryConstants) -> Resolved:
     _check_format(req, fmt)
     strategy, tp, split = _strategy(req, engine)
     if strategy == "tp":
-        from gpuwise.estimate.request import _check_tp
-
-        _check_tp(req.model, tp)
+        check_tp(req.model, tp)
     context = (
         req.seq_len
         if req.training
