@@ -1,0 +1,516 @@
+"""Run a command under supervision: watch for the notice, get a checkpoint out, restart.
+
+The loop (one thread; the metadata poller is a second, daemon thread):
+
+1. start the command in its own process group (child.py), journal it;
+2. every tick: reap its exit, forward signals gpuwise got, read the poller's queue, scan the
+   checkpoint directory at its own pace (recording each checkpoint that becomes complete);
+3. on a notice (or SIGTERM from the platform): send the chosen signal or run `--on-notice`,
+   wait for a new complete checkpoint until `deadline - margin`, record it, stop the group,
+   acknowledge (Azure), exit 75 (EX_TEMPFAIL: interrupted, resumable);
+4. when the command fails on its own and `--restart` is on: wait (backoff), start it again
+   from the newest checkpoint, within the restart budget.
+
+Decisions (deadline, margin, completeness, backoff, substitution) come from gpuwise.preempt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from gpuwise.catalog.schema_supervise import PreemptionEndpoint
+from gpuwise.errors import UserError
+from gpuwise.i18n import t
+from gpuwise.preempt.cadence import CadenceVerdict, check_cadence, intervals
+from gpuwise.preempt.checkpoints import CheckpointTracker, Completed
+from gpuwise.preempt.notice import Notice
+from gpuwise.preempt.plan import WaitPlan, plan_wait, resolve_deadline
+from gpuwise.preempt.restart import backoff_s, substitute
+from gpuwise.supervise.child import Child, run_hook, spawn
+from gpuwise.supervise.config import SuperviseConfig
+from gpuwise.supervise.journal import Journal
+from gpuwise.supervise.metadata import MetadataPoller, Polled, Unreachable, acknowledge
+from gpuwise.supervise.paths import state_dir
+from gpuwise.supervise.scan import scan_dir
+
+EX_TEMPFAIL = 75  # sysexits.h: a temporary failure, the caller may retry (here: resume)
+_TICK_S = 0.05  # main-loop pace; real work (HTTP, directory scans) runs at its own intervals
+_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
+
+
+@dataclass
+class Outcome:
+    """How a supervision ended (the CLI prints it and exits with `code`)."""
+
+    code: int
+    outcome: str  # completed | failed | preempted | platform-sigterm | interrupted
+    attempts: int
+    run_id: int
+    job: str
+    journal: str
+    last_checkpoint: str | None = None
+    checkpoint_on_notice: bool | None = None
+    notice: dict[str, Any] | None = None
+    cadence: CadenceVerdict | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {
+            "exit_code": self.code,
+            "outcome": self.outcome,
+            "attempts": self.attempts,
+            "run_id": self.run_id,
+            "job": self.job,
+            "journal": self.journal,
+            "last_checkpoint": self.last_checkpoint,
+            "checkpoint_on_notice": self.checkpoint_on_notice,
+            "notice": self.notice,
+            "cadence": None if self.cadence is None else self.cadence.as_dict(),
+            "warnings": self.warnings,
+        }
+
+
+@dataclass
+class _Attempt:
+    code: int
+    ended_by: str  # completed | failed | preempted | platform-sigterm | interrupted
+
+
+def say(key: str, **params: Any) -> None:
+    """One progress line on stderr, in the user's language."""
+    sys.stderr.write(t(key, **params) + "\n")
+    sys.stderr.flush()
+
+
+class Supervisor:
+    """One supervision (a 'run' in the journal), possibly several starts of the command."""
+
+    def __init__(self, cfg: SuperviseConfig) -> None:
+        self.cfg = cfg
+        self.journal = Journal(cfg.journal)
+        self.tracker = CheckpointTracker(cfg.marker is not None, cfg.stable_polls)
+        self.queue: queue.Queue[Polled] = queue.Queue()
+        self.poller: MetadataPoller | None = None
+        self.pending: deque[int] = deque()
+        self.run_id = 0
+        self.interrupted = False
+        self.next_scan = 0.0
+        self.saves: list[float] = []
+        self.periodic: list[float] = []
+        self.slow_warned = False
+        self.notice_file = state_dir() / "supervise" / f"notice-{os.getpid()}.json"
+        self.outcome = Outcome(0, "completed", 0, 0, cfg.job, str(cfg.journal))
+        self._old_handlers: dict[int, Any] = {}
+
+    # ------------------------------------------------------------------ top level
+
+    def run(self) -> Outcome:
+        """Supervise until the command finishes, fails for good, or the machine is going away."""
+        self._install_signals()
+        try:
+            self._open()
+            resume = self._initial_resume()
+            self._start_poller()
+            attempt = 0
+            while True:
+                attempt += 1
+                self.outcome.attempts = attempt
+                result = self._attempt(attempt, resume)
+                if result.ended_by != "failed" or not self._may_restart(attempt):
+                    return self._finish(result)
+                delay = backoff_s(attempt, self.cfg.backoff_s, self.cfg.backoff_max_s)
+                resume = self._newest_checkpoint()
+                self._log("restart", attempt=attempt + 1, delay_s=delay, resume=resume)
+                say(
+                    "supervise.restarting",
+                    delay=f"{delay:g}",
+                    attempt=attempt + 1,
+                    budget=self.cfg.max_restarts + 1,
+                    resume=resume or "-",
+                )
+                stop = self._sleep(delay)
+                if stop is not None:
+                    return self._finish(stop)
+        finally:
+            if self.poller is not None:
+                self.poller.stop()
+            self._restore_signals()
+            with contextlib.suppress(OSError):
+                self.notice_file.unlink()
+
+    def _open(self) -> None:
+        cfg = self.cfg
+        now = time.time()
+        self.run_id = self.journal.start_run(
+            cfg.job,
+            socket.gethostname(),
+            cfg.cloud,
+            now,
+            list(cfg.argv),
+            str(cfg.checkpoint_dir or ""),
+            cfg.offer,
+        )
+        self.outcome.run_id = self.run_id
+        self._log(
+            "run_start",
+            cloud=cfg.cloud,
+            cloud_source=cfg.cloud_source,
+            notice_s=cfg.notice_length_s(),
+            pid=os.getpid(),
+        )
+        if cfg.checkpoint_dir is not None:
+            scans = scan_dir(cfg.checkpoint_dir, cfg.pattern, cfg.marker)
+            self.tracker.prime(scans, now)
+
+    def _may_restart(self, attempt: int) -> bool:
+        return self.cfg.restart and attempt <= self.cfg.max_restarts
+
+    def _finish(self, result: _Attempt) -> Outcome:
+        code = EX_TEMPFAIL if result.ended_by in ("preempted", "platform-sigterm") else result.code
+        self.outcome.code = code
+        self.outcome.outcome = result.ended_by
+        self.outcome.last_checkpoint = self._newest_checkpoint()
+        if self.saves or self.periodic:
+            self.outcome.cadence = check_cadence(
+                self.saves,
+                intervals(self.periodic),
+                self.cfg.notice_length_s(),
+                self.cfg.notice_length_s() - self.cfg.usable_notice_s(),
+            )
+        self._log("run_end", code=code, outcome=result.ended_by, child_code=result.code)
+        return self.outcome
+
+    # ------------------------------------------------------------------ one start
+
+    def _attempt(self, attempt: int, resume: str | None) -> _Attempt:
+        argv = substitute(list(self.cfg.argv), resume)
+        env = dict(os.environ)
+        env["GPUWISE_NOTICE_FILE"] = str(self.notice_file)
+        env.pop("GPUWISE_LAST_CHECKPOINT", None)
+        if resume:
+            env["GPUWISE_LAST_CHECKPOINT"] = resume
+        try:
+            child = spawn(argv, env)
+        except OSError as exc:
+            self._log("run_end", code=127, outcome="failed", error=str(exc))
+            raise UserError("supervise.cannot_start", cmd=argv[0], problem=str(exc)) from exc
+        self._log("child_start", attempt=attempt, pid=child.pid, argv=argv, resume=resume)
+        say("supervise.started", pid=child.pid, attempt=attempt, cmd=" ".join(argv))
+        while True:
+            code = child.poll()
+            if code is not None:
+                return self._exited(child, attempt, code)
+            for sig in self._drain_signals():
+                if sig == signal.SIGTERM:
+                    return self._on_notice(child, _platform_notice())
+                if sig in (signal.SIGINT, signal.SIGHUP):
+                    if self.interrupted:  # a second Ctrl-C: stop now
+                        child.signal_group(signal.SIGKILL)
+                    self.interrupted = True
+                child.signal_group(sig)
+                self._log("signal", signal=signal.Signals(sig).name, to="group", forwarded=True)
+            notice = self._read_queue()
+            if notice is not None:
+                return self._on_notice(child, notice)
+            self._maybe_scan(on_notice=False)
+            time.sleep(_TICK_S)
+
+    def _exited(self, child: Child, attempt: int, code: int) -> _Attempt:
+        for _ in range(self.cfg.stable_polls):  # nothing writes any more: settle the last save
+            self._maybe_scan(on_notice=False, force=True)
+        if child.group_alive():  # the command is gone but left processes behind
+            child.stop(signal.SIGTERM, self.cfg.kill_grace_s)
+        self._log("child_exit", attempt=attempt, code=code)
+        say("supervise.exited", code=code)
+        if self.interrupted:
+            return _Attempt(code, "interrupted")
+        return _Attempt(code, "completed" if code == 0 else "failed")
+
+    # ------------------------------------------------------------------ the notice
+
+    def _on_notice(self, child: Child, notice: Notice) -> _Attempt:
+        cfg = self.cfg
+        now = dt.datetime.now(dt.timezone.utc)
+        mono = time.monotonic()
+        platform = notice.cloud == "platform"
+        ep = next((e for e in cfg.endpoints if e.id == notice.endpoint_id), None)
+        notice_len = (
+            cfg.grace_s if platform else (cfg.notice_s or (ep.notice_s if ep else cfg.grace_s))
+        )
+        plan = plan_wait(
+            resolve_deadline(notice.deadline, now, notice_len),
+            now,
+            cfg.margin_s,
+            cfg.margin_fraction,
+        )
+        ended_by = "platform-sigterm" if platform else "preempted"
+        info = {
+            "cloud": notice.cloud,
+            "endpoint": notice.endpoint_id,
+            "reason": notice.reason,
+            "event_id": notice.event_id,
+            **plan.as_dict(),
+        }
+        self.outcome.notice = info
+        self._log("notice", **info)
+        say(
+            "supervise.notice",
+            cloud=notice.cloud,
+            reason=notice.reason,
+            left=f"{plan.left_s:.0f}",
+            wait=f"{(plan.wait_until - now).total_seconds():.0f}",
+        )
+        self._write_notice_file(notice, plan)
+        wait_until = mono + (plan.wait_until - now).total_seconds()
+        deadline = mono + (plan.deadline - now).total_seconds()
+        asked_ns = time.time_ns()
+        self._deliver(child, plan, wait_until)
+        found = self._wait_for_checkpoint(child, wait_until, asked_ns)
+        self.outcome.checkpoint_on_notice = (
+            None if cfg.checkpoint_dir is None else found is not None
+        )
+        if cfg.checkpoint_dir is not None and found is None:
+            self._log("no_checkpoint", waited_s=round(time.monotonic() - mono, 3))
+            say("supervise.no_checkpoint")
+            self.outcome.warnings.append("no_checkpoint")
+        code = child.poll()
+        if code is None or child.group_alive():
+            grace = max(0.0, min(cfg.kill_grace_s, deadline - time.monotonic()))
+            code = child.stop(signal.SIGTERM, grace)
+        for _ in range(cfg.stable_polls):  # record a save that finished as the command stopped
+            self._maybe_scan(on_notice=True, force=True)
+        self._log("child_exit", attempt=self.outcome.attempts, code=code)
+        if ep is not None and ep.ack == "azure-start-requests" and notice.reason == "Preempt":
+            self._acknowledge(ep, notice.event_id)
+        return _Attempt(code, ended_by)
+
+    def _deliver(self, child: Child, plan: WaitPlan, wait_until: float) -> None:
+        cfg = self.cfg
+        if cfg.on_notice:
+            env = dict(os.environ)
+            env.update(
+                GPUWISE_PREEMPT_AT=plan.deadline.isoformat(),
+                GPUWISE_CHILD_PID=str(child.pid),
+                GPUWISE_NOTICE_FILE=str(self.notice_file),
+            )
+            rc = run_hook(cfg.on_notice, env, max(0.05, wait_until - time.monotonic()))
+            self._log("on_notice", command=cfg.on_notice, code=rc)
+        else:
+            sent = child.signal_group(cfg.notice_signal)
+            self._log(
+                "signal", signal=signal.Signals(cfg.notice_signal).name, to="group", sent=sent
+            )
+
+    def _wait_for_checkpoint(
+        self, child: Child, wait_until: float, asked_ns: int
+    ) -> Completed | None:
+        """Until `wait_until`: the first checkpoint completed with content written after the
+        notice was passed on (`asked_ns`, wall clock), or None. One that merely finished being
+        confirmed after the notice holds older work and does not end the wait."""
+
+        def fresh(done: list[Completed]) -> Completed | None:
+            return next((c for c in reversed(done) if c.newest_mtime_ns >= asked_ns), None)
+
+        exited_scans = 0
+        while time.monotonic() < wait_until:
+            found = fresh(self._maybe_scan(on_notice=True))
+            if found:
+                return found
+            if child.poll() is not None:
+                if self.cfg.checkpoint_dir is None:
+                    return None
+                found = fresh(self._maybe_scan(on_notice=True, force=True))
+                if found:
+                    return found
+                exited_scans += 1
+                if exited_scans > self.cfg.stable_polls and not self.tracker.in_progress():
+                    return None
+            if any(s == signal.SIGINT for s in self._drain_signals()):
+                self.interrupted = True
+                return None
+            time.sleep(_TICK_S)
+        return None
+
+    def _acknowledge(self, ep: PreemptionEndpoint, event_id: str) -> None:
+        got = acknowledge(ep, self.cfg.metadata_url, event_id, self.cfg.http_timeout_s)
+        status = got.status if not isinstance(got, Unreachable) else None
+        self._log("ack", event_id=event_id, status=status)
+        say("supervise.acknowledged", event_id=event_id, status=status if status else "-")
+
+    def _write_notice_file(self, notice: Notice, plan: WaitPlan) -> None:
+        data = {"cloud": notice.cloud, "reason": notice.reason, **plan.as_dict()}
+        with contextlib.suppress(OSError):
+            self.notice_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.notice_file.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            tmp.replace(self.notice_file)
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def _maybe_scan(self, on_notice: bool, force: bool = False) -> list[Completed]:
+        cfg = self.cfg
+        if cfg.checkpoint_dir is None:
+            return []
+        now = time.monotonic()
+        if not force and now < self.next_scan:
+            return []
+        self.next_scan = now + cfg.checkpoint_poll_s
+        done = self.tracker.feed(scan_dir(cfg.checkpoint_dir, cfg.pattern, cfg.marker), time.time())
+        for c in done:
+            path = str(cfg.checkpoint_dir / c.name)
+            self._log(
+                "checkpoint",
+                name=c.name,
+                path=path,
+                rel=c.name,
+                save_s=c.save_s,
+                on_notice=on_notice,
+                preexisting=False,
+                mtime_ns=c.newest_mtime_ns,
+            )
+            say("supervise.checkpoint", path=path, save=f"{c.save_s or 0:.1f}")
+            if c.save_s is not None:
+                self.saves.append(c.save_s)
+            if not on_notice:
+                self.periodic.append(c.completed_t)
+            self._check_slow(c)
+        return done
+
+    def _check_slow(self, c: Completed) -> None:
+        usable = self.cfg.usable_notice_s()
+        if c.save_s is None or c.save_s <= usable or self.slow_warned:
+            return
+        self.slow_warned = True
+        self._log("warning", key="slow_checkpoint", save_s=c.save_s, usable_s=usable)
+        self.outcome.warnings.append("slow_checkpoint")
+        say(
+            "supervise.slow_checkpoint",
+            save=f"{c.save_s:.1f}",
+            usable=f"{usable:.1f}",
+            notice=f"{self.cfg.notice_length_s():g}",
+        )
+
+    def _newest_checkpoint(self) -> str | None:
+        c = self.tracker.newest()
+        return (
+            None
+            if c is None or self.cfg.checkpoint_dir is None
+            else str(self.cfg.checkpoint_dir / c.name)
+        )
+
+    def _initial_resume(self) -> str | None:
+        """The newest of: the journal's last checkpoint (a shared journal: another machine's) and
+        the newest complete checkpoint already in the directory."""
+        cands: list[str] = []
+        data = self.journal.last_checkpoint(self.cfg.job) or {}
+        recorded = [str(data.get("path") or "")]
+        if self.cfg.checkpoint_dir is not None and data.get("rel"):
+            # the shared disk may be mounted elsewhere on this machine
+            recorded.append(str(self.cfg.checkpoint_dir / str(data["rel"])))
+        cands.extend(p for p in recorded[:2] if p and Path(p).exists())
+        local = self._newest_checkpoint()
+        if local:
+            cands.append(local)
+        best = max(cands, key=_mtime, default=None)
+        if best:
+            self._log("resume", path=best)
+        return best
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _start_poller(self) -> None:
+        cfg = self.cfg
+        if not cfg.endpoints:
+            return
+        self.poller = MetadataPoller(
+            cfg.endpoints, cfg.metadata_url, cfg.http_timeout_s, cfg.poll_s, self.queue
+        )
+        self.poller.start()
+
+    def _read_queue(self) -> Notice | None:
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                return None
+            if isinstance(item, Unreachable):
+                self._log("warning", key="metadata_unreachable", url=item.url, detail=item.detail)
+                self.outcome.warnings.append("metadata_unreachable")
+                say("supervise.metadata_unreachable", url=item.url, detail=item.detail)
+            elif item.severity == "terminate":
+                return item
+            else:
+                self._log(
+                    "advisory",
+                    cloud=item.cloud,
+                    endpoint=item.endpoint_id,
+                    reason=item.reason,
+                    severity=item.severity,
+                )
+                say("supervise.advisory", cloud=item.cloud, reason=item.reason)
+
+    def _sleep(self, seconds: float) -> _Attempt | None:
+        """Wait between restarts; a SIGTERM or Ctrl-C ends the supervision instead."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for sig in self._drain_signals():
+                if sig == signal.SIGTERM:
+                    return _Attempt(143, "platform-sigterm")
+                if sig in (signal.SIGINT, signal.SIGHUP):
+                    return _Attempt(128 + sig, "interrupted")
+            time.sleep(_TICK_S)
+        return None
+
+    def _log(self, kind: str, **data: Any) -> None:
+        self.journal.add(self.run_id, self.cfg.job, time.time(), kind, **data)
+
+    def _install_signals(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in _FORWARDED:
+            self._old_handlers[sig] = signal.signal(sig, self._on_signal)
+
+    def _restore_signals(self) -> None:
+        for sig, old in self._old_handlers.items():
+            signal.signal(sig, old)
+        self._old_handlers.clear()
+
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+        self.pending.append(signum)
+
+    def _drain_signals(self) -> list[int]:
+        out = []
+        while self.pending:
+            out.append(self.pending.popleft())
+        return out
+
+
+def _platform_notice() -> Notice:
+    return Notice("platform", "sigterm", "terminate", "SIGTERM")
+
+
+def _mtime(path: str) -> float:
+    try:
+        return Path(path).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def supervise(cfg: SuperviseConfig) -> Outcome:
+    """Run one supervision (see the module docstring)."""
+    return Supervisor(cfg).run()
