@@ -1,0 +1,146 @@
+"""`gpuwise prices`: refresh public price feeds into the user cache, and show their state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from gpuwise.i18n import t
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `prices` group to the root app."""
+    group = typer.Typer(help=t("prices.help"), no_args_is_help=True)
+
+    @group.command("refresh", help=t("prices.refresh_help"))
+    def refresh(
+        source: str = typer.Option(None, "--source", help=t("prices.opt_source")),
+        from_skypilot: Path = typer.Option(None, "--from-skypilot", help=t("prices.opt_skypilot")),
+        provider: str = typer.Option(None, "--provider", help=t("prices.opt_sky_provider")),
+        published: str = typer.Option(None, "--published", help=t("prices.opt_published")),
+        offline: bool = typer.Option(False, "--offline", help=t("prices.opt_offline")),
+        as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
+    ) -> None:
+        _refresh(source, from_skypilot, provider, published, offline, as_json)
+
+    @group.command("status", help=t("prices.status_help"))
+    def status(as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json"))) -> None:
+        from gpuwise.prices import store
+        from gpuwise.render import out
+
+        state = store.read_state()
+        if as_json:
+            out.emit_json({"folder": str(store.root()), "feeds": state})
+            return
+        console = out.console()
+        console.print(t("prices.folder", path=str(store.root())))
+        if not state:
+            console.print(t("prices.never"))
+        for feed, s in sorted(state.items()):
+            console.print(_line(s if isinstance(s, dict) else {"feed": feed}))
+
+    app.add_typer(group, name="prices")
+
+
+def _feeds(source: str | None, skypilot: bool) -> list[str]:
+    """The network feeds to read: all by default, none when only a SkyPilot file is given."""
+    from gpuwise.errors import UserError
+    from gpuwise.prices.refresh import FEEDS
+
+    if source is None:
+        return [] if skypilot else list(FEEDS)
+    key = source.strip().lower()
+    if key == "all":
+        return list(FEEDS)
+    if key == "skypilot":
+        if not skypilot:
+            raise UserError("prices.skypilot_needs_file")
+        return []
+    if key not in FEEDS:
+        raise UserError("prices.bad_source", value=source, choices=", ".join(("all", *FEEDS)))
+    return [key]
+
+
+def _refresh(
+    source: str | None,
+    skypilot: Path | None,
+    provider: str | None,
+    published: str | None,
+    offline: bool,
+    as_json: bool,
+) -> None:
+    import datetime as dt
+
+    from gpuwise.catalog import load_catalog
+    from gpuwise.errors import UserError
+    from gpuwise.prices.refresh import Env, SkyPilotFile, refresh
+    from gpuwise.render import out
+
+    feeds = _feeds(source, skypilot is not None)
+    if skypilot is not None and not skypilot.is_file():
+        raise UserError("prices.no_file", path=str(skypilot))
+    when = None
+    if published:
+        try:
+            when = dt.date.fromisoformat(published)
+        except ValueError:
+            raise UserError("prices.bad_date", value=published) from None
+    sky = SkyPilotFile(skypilot, provider, when) if skypilot is not None else None
+    cat = load_catalog()
+    now = dt.datetime.now(dt.UTC)
+    with _bars(not as_json) as progress:
+        reports = refresh(Env(cat, now, progress=progress), feeds, offline, sky)
+    data = [r.as_dict() for r in reports]
+    if as_json:
+        out.emit_json({"feeds": data})
+        return
+    console = out.console()
+    for r in data:
+        console.print(_line(r))
+        for f in r["findings"]:
+            examples = ", ".join(f["examples"][:5])
+            console.print(
+                "  " + t(f"prices.finding.{f['reason']}", count=f["count"], examples=examples)
+            )
+
+
+def _line(r: dict[str, Any]) -> str:
+    """One feed's outcome in a sentence."""
+    status = r.get("status", "?")
+    params = {
+        "feed": r.get("feed", "?"),
+        "offers": r.get("offers", 0),
+        "rows": r.get("rows", 0),
+        "when": r.get("fetched_at") or "—",
+        "problem": r.get("problem") or "",
+    }
+    return t(f"prices.status.{status}", **params)
+
+
+class _Bars:
+    """rich progress bars on stderr, one per task label (nothing when quiet)."""
+
+    def __init__(self, show: bool) -> None:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.progress = Progress(console=Console(stderr=True), transient=True, disable=not show)
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _Bars:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def __call__(self, label: str, done: int, total: int | None) -> None:
+        if label not in self.tasks:
+            self.tasks[label] = self.progress.add_task(label, total=total)
+        self.progress.update(self.tasks[label], completed=done, total=total)
+
+
+def _bars(show: bool) -> _Bars:
+    return _Bars(show)

@@ -1,0 +1,211 @@
+"""Cloud offers as rows priced per GPU-hour in one currency, filtered and sorted (pure).
+
+Runs on the plain offer index (prices/index.py), so `gpuwise offers` needs neither pydantic nor
+the typed catalog; `gpuwise.cost.offers.list_offers` runs the same query on a loaded catalog.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gpuwise.catalog.dating import is_stale
+from gpuwise.catalog.names import normalize, suggest
+from gpuwise.errors import UserError
+from gpuwise.prices.index import OfferIndex, Record
+
+BILLINGS = (
+    "on-demand",
+    "spot",
+    "monthly",
+    "yearly",
+    "reserved-1y",
+    "reserved-3y",
+    "savings-plan-1y",
+    "savings-plan-3y",
+)
+"""The billing modes of catalog/schema_cloud.py (`Billing`), kept here so this path stays free
+of pydantic; tests/prices/test_offers_index.py checks the two agree."""
+
+
+class Money(Protocol):
+    """What the query needs of a cost context: the result currency, conversion, today."""
+
+    @property
+    def currency(self) -> str:
+        """The result currency."""
+        ...
+
+    @property
+    def today(self) -> dt.date:
+        """The day prices are judged stale against."""
+        ...
+
+    def money(self, amount: float, currency: str) -> float:
+        """`amount` in `currency` converted to the result currency."""
+        ...
+
+
+@dataclass(frozen=True)
+class OfferRow:
+    """One offer in one billing mode, with its native price and its price per GPU-hour."""
+
+    provider: str
+    provider_name_en: str
+    provider_name_zh: str
+    region_kind: str
+    instance: str
+    gpu: str
+    gpu_count: float
+    billing: str
+    amount: float
+    per: str
+    native_currency: str
+    currency: str
+    per_gpu_hour: float
+    per_hour: float
+    date: dt.date | None
+    stale: bool
+    source: str
+    regions: tuple[str, ...]
+    retrieved: dt.date | None = None
+    origin: str = "catalog"
+    price_region: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape (stable keys): `date` is the published date, None when unknown."""
+        return {
+            "provider": self.provider,
+            "provider_name": {"en": self.provider_name_en, "zh": self.provider_name_zh},
+            "region_kind": self.region_kind,
+            "instance": self.instance,
+            "gpu": self.gpu,
+            "gpu_count": self.gpu_count,
+            "billing": self.billing,
+            "price": {"amount": self.amount, "per": self.per, "currency": self.native_currency},
+            "per_gpu_hour": self.per_gpu_hour,
+            "per_hour": self.per_hour,
+            "currency": self.currency,
+            "date": self.date.isoformat() if self.date else None,
+            "published": self.date.isoformat() if self.date else None,
+            "retrieved": self.retrieved.isoformat() if self.retrieved else None,
+            "stale": self.stale,
+            "undated": self.date is None,
+            "origin": self.origin,
+            "source": self.source,
+            "regions": list(self.regions),
+            "price_region": self.price_region,
+        }
+
+
+def _hint(names: list[str]) -> str:
+    from gpuwise.i18n import t
+
+    return t("cli.did_you_mean", names=", ".join(names)) if names else ""
+
+
+def gpu_id(index: OfferIndex, name: str) -> str:
+    """A GPU id from any of its names; unknown names suggest close ones."""
+    found = index.gpu_index.get(normalize(name))
+    if found is None:
+        display = {g: g for g in index.gpu_ids}
+        raise UserError(
+            "gpu.unknown", name=name, hint=_hint(suggest(name, index.gpu_index, display))
+        )
+    return found
+
+
+def provider_id(index: OfferIndex, name: str) -> str:
+    """A provider id from its id, English or Chinese name; unknown names suggest close ones."""
+    key = normalize(name)
+    for p in index.providers.values():
+        if key in (normalize(p.id), normalize(p.name_en), normalize(p.name_zh)):
+            return p.id
+    ids = {normalize(p): p for p in index.providers}
+    raise UserError("cost.unknown_provider", name=name, hint=_hint(suggest(name, ids, {})))
+
+
+def _region_filter(index: OfferIndex, region: str) -> tuple[str | None, str | None]:
+    """`cn`/`global` filter providers; anything else must be a region some offer lists."""
+    key = region.strip().lower()
+    if key in ("cn", "global"):
+        return key, None
+    if key not in index.region_codes:
+        known = {normalize(r): r for r in sorted(index.region_codes)}
+        raise UserError(
+            "offers.unknown_region", name=region, hint=_hint(suggest(region, known, {}))
+        )
+    return None, key
+
+
+def _priced_in(r: Record, region: str) -> bool:
+    """The price is quoted for `region` (the offer's or its provider's price region), or, when
+    neither says, the region is among those it lists: a us-east-1 price that merely lists
+    eu-central-1 as available is not an eu-central-1 price."""
+    if r.quoted_region:
+        return r.quoted_region.lower() == region
+    return region in {c.lower() for c in r.regions}
+
+
+def query(
+    index: OfferIndex,
+    ctx: Money,
+    gpu: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    billing: str | None = None,
+    max_price: float | None = None,
+) -> list[OfferRow]:
+    """Offers matching the filters, cheapest per GPU-hour first (ties: provider, instance)."""
+    gid = gpu_id(index, gpu) if gpu else None
+    pid = provider_id(index, provider) if provider else None
+    kind, region_name = _region_filter(index, region) if region else (None, None)
+    if billing is not None and billing.lower() not in BILLINGS:
+        raise UserError("offers.bad_billing", value=billing, choices=", ".join(BILLINGS))
+    if max_price is not None and max_price < 0:
+        raise UserError("cost.negative", option="--max-price", value=max_price)
+    want = billing.lower() if billing else None
+    rows: list[OfferRow] = []
+    for r in index.records:
+        if (gid and r.gpu != gid) or (pid and r.provider != pid) or (want and r.billing != want):
+            continue
+        p = index.providers[r.provider]
+        if (kind and p.region_kind != kind) or (region_name and not _priced_in(r, region_name)):
+            continue
+        per_hour = ctx.money(r.per_hour, p.currency)
+        row = OfferRow(
+            r.provider, p.name_en, p.name_zh, p.region_kind, r.instance, r.gpu, r.gpu_count,
+            r.billing, r.amount, r.per, p.currency, ctx.currency, per_hour / r.gpu_count,
+            per_hour, r.published, is_stale(r.published, ctx.today), r.source, r.regions,
+            r.retrieved, r.origin, r.price_region,
+        )  # fmt: skip
+        if max_price is None or row.per_gpu_hour <= max_price:
+            rows.append(row)
+    rows.sort(key=lambda r: (r.per_gpu_hour, r.provider, r.instance, r.billing))
+    return rows
+
+
+@dataclass(frozen=True)
+class PlainContext:
+    """A cost context built from the index's rates (cost.resolve.Context without the catalog)."""
+
+    currency: str
+    fx: Any
+    today: dt.date
+
+    def money(self, amount: float, currency: str) -> float:
+        """`amount` in `currency` converted to the result currency."""
+        return float(self.fx.convert(amount, currency, self.currency))
+
+
+def plain_context(
+    index: OfferIndex, currency: str, today: dt.date, cny_per_usd: float | None
+) -> PlainContext:
+    """Check the currency and build the exchange table from the index (`--fx` wins)."""
+    from gpuwise.cost.fx import build_fx
+
+    cur = currency.upper()
+    if cur not in ("CNY", "USD", "EUR"):
+        raise UserError("cost.bad_currency", value=currency, choices="CNY, USD, EUR")
+    return PlainContext(cur, build_fx(index.rates, cny_per_usd), today)  # type: ignore[arg-type]
