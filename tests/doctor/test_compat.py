@@ -40,11 +40,37 @@ def test_every_table3_row_is_monotonic() -> None:
     assert drivers == sorted(drivers)
 
 
-def test_rtx50_needs_cu128_or_newer_and_cu130_drops_volta() -> None:
+def test_wheel_arch_rows_follow_the_published_drops() -> None:
+    """RTX 50 needs cu128+; Maxwell/Pascal leave cu128 from 2.8; Volta is in cu128 only in
+    2.8-2.10 (dropped in 2.7 and again in 2.11); cu130/cu132 never carry pre-Turing GPUs."""
     for row in tables().torch_wheel_arch:
         new_enough = at_least(row.cuda, "12.8")
         assert covered("12.0", row.archs, [row.ptx] if row.ptx else []) == new_enough, row.cuda
-        assert covered("7.0", row.archs, []) == (row.cuda != "13.0"), row.cuda
+        if at_least(row.cuda, "12.8"):
+            assert not covered("6.0", row.archs, []), row.cuda
+        volta = covered("7.0", row.archs, [])
+        if row.cuda == "12.8":
+            assert volta == (row.torch_min in ("2.8",)), row.torch_min
+        if at_least(row.cuda, "13.0"):
+            assert not volta
+    t = tables()
+    assert t.wheel_archs("12.8", "2.10") is not None and "7.0" in t.wheel_archs("12.8", "2.10")[0]
+    assert "7.0" not in t.wheel_archs("12.8", "2.11")[0]
+    assert "3.7" in t.wheel_archs("11.8", "2.5")[0] and t.wheel_archs("11.8", "2.7") is None
+
+
+def test_last_release_and_arch_support_windows() -> None:
+    from gpuwise.doctor.recommend import last_release_for
+
+    t = tables()
+    assert t.arch_support("3.7").last_driver_branch == "470"
+    assert t.arch_support("6.1").last_driver_branch == "580"
+    assert t.arch_support("8.9") is None
+    k80 = last_release_for(t, "3.7")
+    assert k80 is not None and (k80.torch, k80.cuda) == ("2.5", "11.8")
+    assert last_release_for(t, "3.5") is None  # sm_35 never had SASS in these wheels
+    pascal = last_release_for(t, "6.0")
+    assert pascal is not None and pascal.cuda == "12.6"
 
 
 def test_arch_helpers() -> None:
@@ -65,11 +91,18 @@ def test_arch_helpers() -> None:
         ("3.12", ["12.0"], "590.44.01", ("2.12", "13.0")),
         ("3.12", ["7.0"], "590.44.01", ("2.12", "12.6")),
         ("3.9", ["8.6"], "590.44.01", ("2.8", "12.8")),
-        ("3.12", ["8.9"], "535.104.05", None),  # needs CUDA 12.6+ wheels: driver too old for all
+        ("3.12", ["8.9"], "535.104.05", ("2.12", "12.6")),  # CUDA 12 family: ≥ 525 (MVC)
+        ("3.10", ["3.7"], "470.82.01", ("2.5", "11.8")),  # Tesla K80 on its last driver branch
+        ("3.12", ["6.0"], "535.104.05", ("2.12", "12.6")),  # Pascal on an R535 driver
+        ("3.12", ["6.0"], "470.82.01", ("2.5", "11.8")),  # Pascal on R470: the last cu11x
+        ("3.12", ["8.9"], None, None),  # unknown driver: no wheel named
+        ("3.12", [], "590.44.01", None),  # unknown GPU: no wheel named
         ("2.7", ["8.9"], "590.44.01", None),
     ],
 )
-def test_pick_wheel(python: str, ccs: list[str], driver: str, want: tuple[str, str] | None) -> None:
+def test_pick_wheel(
+    python: str, ccs: list[str], driver: str | None, want: tuple[str, str] | None
+) -> None:
     wheel = pick_wheel(tables(), python, ccs, driver)
     assert (None if wheel is None else (wheel.torch, wheel.cuda)) == want
     if wheel:

@@ -13,10 +13,12 @@ import pytest
 
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.report import make_report
+from gpuwise.doctor.rules_general import tool_name
 from gpuwise.probe.collect import collect, default_probes
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.result import ProbeResult
 from tests.doctor.build import tables
+from tests.doctor.verdicts import check_consistent
 from tests.probe.ollama_server import serve
 from tests.probe.support import make_ctx, write_tree
 
@@ -57,9 +59,8 @@ def visible(findings: list[dict], probe: str) -> bool:  # type: ignore[type-arg]
 
 
 def _names(f: dict, probe: str) -> bool:  # type: ignore[type-arg]
-    return f["id"].startswith("probe.") and probe.replace("_", "") in (
-        f["detail"] + f["title"]
-    ).replace("_", "").replace("-", "")
+    """A probe.* finding that names the probe by the tool users know (npu-smi, not ascend)."""
+    return f["id"].startswith("probe.") and tool_name(probe) in (f["detail"] + f["title"])
 
 
 @contextmanager
@@ -82,6 +83,7 @@ def run_all(ctx: ProbeContext, probes: dict | None = None) -> tuple[dict, float]
     facts = collect(ctx, probes or default_probes(nccl=True))
     report = make_report(facts, tables(), time.monotonic() - start, nccl=True)
     json.dumps(report)  # the --json output must serialise
+    check_consistent(report)  # never "OK" next to a problem of the same component
     return report, time.monotonic() - start
 
 

@@ -36,6 +36,21 @@ def test_findings_format_completely(lang: str) -> None:
             assert "{" not in text, (fid, part, text)
 
 
+def test_variant_texts_exist_in_both_languages_and_format() -> None:
+    """`<part>_<variant>` texts (Finding.params["variant"]) are complete like the base ones."""
+    field = re.compile(r"\{(\w+)")
+    variants = [
+        k for k in messages() if k.startswith("doctor.f.") and k.rsplit(".", 1)[1] not in PARTS
+    ]
+    assert variants
+    for key in variants:
+        texts = messages()[key]
+        assert texts.get("en") and texts.get("zh"), key
+        for lang in ("en", "zh"):
+            names = set(field.findall(texts[lang]))
+            assert "{" not in t(key, lang=lang, **dict.fromkeys(names, "X")), key
+
+
 def test_ollama_reasons_and_ids_unique() -> None:
     for key in WHY_KEYS:
         assert f"doctor.ollama_why.{key}" in messages()

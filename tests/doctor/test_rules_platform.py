@@ -29,8 +29,9 @@ def test_container_without_gpu_devices() -> None:
             "toolkit": {},
         }
     )
-    f = b.by_id(b.run(b.machine(container=c)), "container.gpu_not_injected")
+    f = b.by_id(b.run(b.machine(container=c)), "container.gpu_not_passed")
     assert any("--gpus all" in cmd for cmd in f.commands)
+    assert not any("modprobe" in cmd or "ubuntu-drivers" in cmd for cmd in f.commands)
 
 
 def test_small_shm_in_a_training_container() -> None:
@@ -157,4 +158,4 @@ def test_probe_timeouts_are_reported() -> None:
     from gpuwise.probe.result import TimedOut
 
     f = b.by_id(b.run(b.machine(kernel=TimedOut(9.5))), "probe.timeout")
-    assert f.params["probe"] == "kernel"
+    assert f.params["probe"] == "/proc, /sys"  # what the user knows it as, not "kernel"

@@ -20,11 +20,14 @@ def serve(routes: dict[str, Reply]) -> Iterator[str]:
             status, body, delay = routes.get(self.path, (404, b'{"error":"not found"}', 0.0))
             if delay:
                 time.sleep(delay)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up first (the timeout tests want exactly that)
 
         def log_message(self, *_args: object) -> None:
             pass

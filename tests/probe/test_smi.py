@@ -104,7 +104,7 @@ def test_garbage_raises_value_error(text: str) -> None:
         ("Failed to initialize NVML: Driver/library version mismatch", "version_mismatch"),
         ("No devices were found", "no_devices"),
         ("Unable to determine the device handle for GPU0000:01:00.0: GPU is lost.", "gpu_lost"),
-        ("Failed to initialize NVML: Unknown Error", "nvml_init_failed"),
+        ("Failed to initialize NVML: Unknown Error", "nvml_lost"),
         ("Segmentation fault", "unknown"),
     ],
 )

@@ -110,7 +110,7 @@ def test_npu_smi(tmp_path: Path) -> None:
             },
         )
     )
-    assert isinstance(err, Failed) and "dcmi" in err.detail
+    assert isinstance(err, Failed) and err.reason == "dcmi" and err.facts["dcmi_code"] == -8005
 
 
 def test_intel_tools(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from gpuwise.doctor import (
 )
 from gpuwise.doctor.inputs import Inputs, Rule
 from gpuwise.doctor.model import Finding, sort_findings
+from gpuwise.doctor.verdict import consistent
 
 RULES: tuple[Rule, ...] = (
     *rules_general.RULES,
@@ -38,8 +39,18 @@ _EXPLAINS = {
         "torch.gpu_too_old",
         "nvidia.",
         "wsl.",
-        "container.gpu_not_injected",
+        "container.gpu_not_passed",
+        "container.nvml_lost",
         "env.gpus_hidden",
+        "torch.lib_shadowed",
+    ),
+    "torch.rocm_unavailable": ("amd.no_access", "torch.rocm_gfx"),
+    "torch.no_kernel_image": ("torch.gpu_too_new", "torch.gpu_too_old"),
+    "ollama.no_gpu_discovered": (
+        "ollama.driver_too_old",
+        "ollama.amd_unsupported",
+        "container.gpu_not_passed",
+        "nvidia.",
     ),
 }
 
@@ -63,4 +74,4 @@ def diagnose(inp: Inputs) -> list[Finding]:
             detail = f"{rule.__name__}: {type(exc).__name__}: {exc}"[:300]
             findings.append(Finding("rule.crashed", "warn", {"detail": detail}))
     findings = [f for f in findings if not _explained(f, findings)]
-    return sort_findings(findings)
+    return sort_findings(consistent(findings))

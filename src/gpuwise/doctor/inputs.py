@@ -12,16 +12,18 @@ from gpuwise.doctor.view import Facts, Host, host
 
 @dataclass(frozen=True)
 class Inputs:
-    """Facts by probe name, sourced tables, and whether `--nccl` was asked for."""
+    """Facts by probe name, sourced tables, whether `--nccl` was asked for, and whether the
+    facts were pasted (then absent facts are unknown, not "not installed")."""
 
     facts: Facts
     tables: CompatTables = field(default_factory=CompatTables)
     nccl_requested: bool = False
+    pasted: bool = False  # facts come from text someone pasted, not from probing this machine
 
     @property
     def host(self) -> Host:
         """Where we are (for tailoring commands)."""
-        return host(self.facts)
+        return host(self.facts, self.tables.cloud_dmi)
 
 
 Rule = Callable[[Inputs], list[Finding]]

@@ -15,7 +15,8 @@ LEVEL_ORDER: dict[str, int] = {"error": 0, "warn": 1, "info": 2, "ok": 3}
 class Finding:
     """One conclusion. Texts live in i18n/doctor.toml under `doctor.f.<id>.{title,seen,why,fix}`
     and are formatted with `params`; `commands` are shell lines for this system (a line starting
-    with "#" is a comment, already translated)."""
+    with "#" is a comment, already translated). A `variant` param picks `<part>_<variant>` where
+    that text exists (e.g. what was seen when a pasted report shows only part of the facts)."""
 
     id: str
     level: Level
@@ -24,6 +25,12 @@ class Finding:
 
     def text(self, part: str) -> str:
         """One of title / seen / why / fix in the current language."""
+        variant = self.params.get("variant")
+        if variant:
+            key = f"doctor.f.{self.id}.{part}_{variant}"
+            text = t(key, **self.params)
+            if text != key:
+                return text
         return t(f"doctor.f.{self.id}.{part}", **self.params)
 
     def as_dict(self) -> dict[str, Any]:

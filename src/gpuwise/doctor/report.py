@@ -18,9 +18,10 @@ def make_report(
 ) -> dict[str, Any]:
     """Everything `gpuwise doctor` prints, in the shape of its --json output."""
     findings = diagnose(Inputs(facts, tables, nccl_requested=nccl))
+    shown = [f.as_dict() for f in findings]
     return {
-        "summary": summary(facts),
-        "findings": [f.as_dict() for f in findings],
+        "summary": summary(facts, shown),
+        "findings": shown,
         "facts": {name: as_dict(r) for name, r in facts.items()},
         "sources": tables.sources,
         "exit_code": exit_code(findings),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.view import found, nvidia_gpus, torch_info
@@ -18,6 +19,11 @@ from gpuwise.probe.result import Failed, Found, Missing, TimedOut
 
 _DEBUG_ONLY = ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE", "NCCL_NET_GDR_LEVEL")
 _CAUSES = (
+    ("error while creating shared memory segment", "shm"),
+    ("error while attaching to shared memory segment", "shm"),
+    ("posix_fallocate failed", "shm"),
+    ("failed to extend /dev/shm", "shm"),
+    ("no space left on device", "shm"),
     ("unhandled system error", "system"),
     ("ncclsystemerror", "system"),
     ("shm", "system"),
@@ -83,7 +89,12 @@ def smoke(inp: Inputs) -> list[Finding]:
             return [Finding("nccl.not_tested", "info", {}, ("gpuwise doctor --nccl",))]
         return []
     if isinstance(r, TimedOut) or (isinstance(r, Failed) and r.reason == "timeout"):
-        cmds = ("NCCL_DEBUG=INFO gpuwise doctor --nccl", "NCCL_P2P_DISABLE=1 gpuwise doctor --nccl")
+        cmds = (
+            "NCCL_DEBUG=INFO gpuwise doctor --nccl",
+            "NCCL_P2P_DISABLE=1 gpuwise doctor --nccl",
+            fixes.comment("acs_check"),
+            "sudo lspci -vvv | grep -i acsctl",
+        )
         seconds = round(r.seconds) if isinstance(r, TimedOut) else "?"
         return [Finding("nccl.hang", "error", {"seconds": seconds}, cmds)]
     if isinstance(r, Missing) and r.reason == "torch_missing":
@@ -119,7 +130,14 @@ def _ok(f: dict[str, Any]) -> Finding:
 def _failure(inp: Inputs, r: Failed | Missing) -> Finding:
     text = " ".join([r.detail, *(r.facts.get("stderr_tail") or [])])
     cause = classify(text)
+    docker_shm = (fixes.comment("host_side"), "docker run --shm-size=16g …   # or: --ipc=host")
+    native_shm = ("df -h /dev/shm", "sudo mount -o remount,size=16G /dev/shm")
+    place = inp.host.place
+    shm_fix: tuple[str, ...] = docker_shm if place == "container" else native_shm
+    if place == "unknown":
+        shm_fix = ("df -h /dev/shm", fixes.comment("in_container_shm"), docker_shm[1])
     cmds = {
+        "shm": shm_fix,
         "system": (
             "df -h /dev/shm",
             "NCCL_SHM_DISABLE=1 gpuwise doctor --nccl",
@@ -148,6 +166,7 @@ IDS = (
     "nccl.no_torch",
     "nccl.ok",
     "nccl.ok_single",
+    "nccl.failed_shm",
     "nccl.failed_system",
     "nccl.failed_cuda",
     "nccl.failed_network",

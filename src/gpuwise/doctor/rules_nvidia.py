@@ -2,16 +2,19 @@
 
 Covers the guide's §7 rows "Failed to initialize NVML: GPU access blocked by the operating
 system" (WSL2), "nvidia-smi shows 0 GPUs on a cloud instance" and "CUDA out of memory" (another
-process holding the memory), plus ECC errors, throttling and narrowed PCIe links.
+process holding the memory), plus ECC errors, throttling and narrowed PCIe links. Inside a
+container the driver belongs to the host: a GPU on the bus with no usable driver inside means
+the GPU was not passed in, never "install a driver here".
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
-from gpuwise.doctor.model import Finding
+from gpuwise.doctor.model import Finding, Level
 from gpuwise.doctor.policy import GIB, HELD_MEMORY_FRACTION
 from gpuwise.doctor.view import (
     driver_max_cuda,
@@ -27,7 +30,16 @@ _PCIE_QUERY = (
     "pcie.link.width.current,pcie.link.width.max --format=csv"
 )
 # Failure reasons in priority order: the first one seen explains the others.
-_BLOCKING = ("os_blocked", "version_mismatch", "gpu_lost", "no_permission", "driver_not_loaded")
+_BLOCKING = (
+    "os_blocked",
+    "version_mismatch",
+    "gpu_lost",
+    "nvml_lost",
+    "no_permission",
+    "driver_not_loaded",
+)
+_UNREACHABLE = ("driver_not_loaded", "library_not_found", "not_installed", "nvml_init_failed")
+_NVML_LIB = re.compile(r"NVML library version:\s*(\d+(?:\.\d+)+)")
 
 
 def _reasons(inp: Inputs) -> dict[str, str]:
@@ -40,10 +52,32 @@ def _reasons(inp: Inputs) -> dict[str, str]:
     return out
 
 
+def _signs_in_container(inp: Inputs) -> dict[str, Any]:
+    """What a container can see of the host's GPU: PCI devices, the loaded module, its version."""
+    k = found(inp.facts, "kernel")
+    c = found(inp.facts, "container")
+    return {
+        "on_bus": pci_vendor_count(inp.facts, "nvidia"),
+        "module": "nvidia" in (k.get("modules") or []),
+        "module_version": k.get("nvidia_module_version") or "",
+        "devices": bool((k.get("devices") or {}).get("nvidia")),
+        "visible": c.get("nvidia_visible_devices"),
+    }
+
+
 def driver_state(inp: Inputs) -> list[Finding]:
     """One finding on whether the NVIDIA driver answers, and if not, why."""
     reasons = _reasons(inp)
     h = inp.host
+    if found(inp.facts, "wsl").get("version") == 1:
+        return []  # WSL 1 has no GPU access at all: wsl.version1 says so and how to convert
+    legacy = found(inp.facts, "kmsg").get("legacy") or []
+    if legacy:
+        return [_legacy(inp, legacy[0])]
+    if h.place == "container":
+        lost = _container_state(inp, reasons)
+        if lost:
+            return [lost]
     for reason in _BLOCKING:
         if reason in reasons:
             return [_blocking(inp, reason, reasons[reason])]
@@ -51,12 +85,13 @@ def driver_state(inp: Inputs) -> list[Finding]:
     gpus = nvidia_gpus(inp.facts)
     on_bus = pci_vendor_count(inp.facts, "nvidia")
     driver = driver_version(inp.facts)
-    if "no_devices" in reasons or (driver and not gpus and _any_found(inp)):
+    listed_none = driver and not gpus and _any_found(inp) and not inp.pasted  # a cut-off paste
+    if "no_devices" in reasons or listed_none:
         return [_zero_gpus(inp, driver, on_bus)]
     if gpus:
         return [_ok(inp, gpus, driver)]
     if isinstance(smi, TimedOut) or reasons.get("timeout") is not None:
-        return [Finding("nvidia.smi_hung", "error", {}, fixes.module_reload())]
+        return [Finding("nvidia.smi_hung", "error", {}, fixes.module_reload(h))]
     if on_bus and "not_installed" in reasons:
         return [Finding("nvidia.no_driver", "error", {"count": on_bus}, fixes.driver_install(h))]
     failed = [r for r in (smi, inp.facts.get("nvml")) if isinstance(r, Failed)]
@@ -66,8 +101,64 @@ def driver_state(inp: Inputs) -> list[Finding]:
     return []
 
 
+def _container_state(inp: Inputs, reasons: dict[str, str]) -> Finding | None:
+    """Inside a container: the GPU was not passed in, or the container lost its devices."""
+    signs = _signs_in_container(inp)
+    if "nvml_lost" in reasons and (signs["devices"] or inp.pasted):
+        cmds = (
+            fixes.comment("host_side"),
+            "docker restart <container>",
+            fixes.comment("cgroup_fix"),
+            "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
+        )
+        return Finding("container.nvml_lost", "error", {"detail": reasons["nvml_lost"]}, cmds)
+    unreachable = any(r in reasons for r in _UNREACHABLE)
+    if not unreachable or nvidia_gpus(inp.facts) or signs["devices"]:
+        return None
+    seen = signs["on_bus"] or signs["module"] or signs["module_version"] or signs["visible"]
+    if not seen and not (inp.pasted and "not_installed" in reasons):
+        return None
+    params = {
+        "on_bus": signs["on_bus"],
+        "module": signs["module_version"] or ("nvidia" if signs["module"] else "—"),
+        "visible": signs["visible"] if signs["visible"] is not None else "—",
+    }
+    return Finding("container.gpu_not_passed", "error", params, fixes.gpu_into_container())
+
+
+def _legacy(inp: Inputs, item: dict[str, Any]) -> Finding:
+    """The kernel module refused a GPU whose support ended in an older driver branch."""
+    params = {
+        "gpu": item.get("gpu", "?"),
+        "branch": item.get("branch", "?"),
+        "driver": item.get("driver", "?"),
+    }
+    cmds = fixes.driver_install(inp.host, branch=str(item.get("branch") or ""))
+    return Finding("nvidia.driver_ignores_gpu", "error", params, cmds)
+
+
 def _any_found(inp: Inputs) -> bool:
     return any(isinstance(inp.facts.get(n), Found) for n in ("nvidia_smi", "nvml"))
+
+
+def mismatch_versions(inp: Inputs, detail: str) -> tuple[str, str]:
+    """(kernel module version, user-space library version) from every place that shows them."""
+    k = found(inp.facts, "kernel")
+    kmsg = found(inp.facts, "kmsg")
+    api = kmsg.get("api_mismatch") or {}
+    kernel = str(
+        api.get("kernel") or k.get("nvidia_module_version") or kmsg.get("module_version") or ""
+    )
+    m = _NVML_LIB.search(detail or "")
+    user = str(api.get("client") or (m.group(1) if m else ""))
+    libs = [v for v in k.get("nvidia_userspace_versions") or [] if v != kernel]
+    pkgs = [
+        m.group(1)
+        for p in k.get("driver_packages") or []
+        if (m := re.match(r"(\d+\.\d+(?:\.\d+)?)", str(p.get("version", ""))))
+        and m.group(1) != kernel
+    ]
+    return kernel or "?", user or (libs[-1] if libs else (pkgs[0] if pkgs else "?"))
 
 
 def _blocking(inp: Inputs, reason: str, detail: str) -> Finding:
@@ -77,27 +168,58 @@ def _blocking(inp: Inputs, reason: str, detail: str) -> Finding:
     if reason == "os_blocked":
         return Finding("nvidia.os_blocked", "error", params, _os_blocked_fix(inp))
     if reason == "version_mismatch":
-        reboot = (fixes.comment("reboot_or_reload"), "sudo reboot")
-        return Finding("nvidia.version_mismatch", "error", params, reboot)
+        kv, uv = mismatch_versions(inp, detail)
+        broken = [
+            p["name"]
+            for p in kernel.get("driver_packages") or []
+            if "ok installed" not in p.get("status", "")
+        ]
+        params.update(kernel=kv, userspace=uv, broken=", ".join(broken) or "—")
+        return Finding("nvidia.version_mismatch", "error", params, fixes.repair_driver_packages(h))
     if reason == "gpu_lost":
-        logs = ("sudo dmesg | grep -iE 'xid|nvrm' | tail -n 20", "nvidia-smi -q -d ECC,PERFORMANCE")
-        return Finding("nvidia.gpu_lost", "error", params, logs)
+        return Finding("nvidia.gpu_lost", "error", {**params, **_xid_params(inp)}, _gpu_lost_fix(h))
+    if reason == "nvml_lost":
+        return Finding(
+            "nvidia.smi_error", "warn", {"reason": reason, "detail": detail}, ("nvidia-smi",)
+        )
     if reason == "no_permission":
         return Finding("nvidia.no_permission", "error", params, ("ls -l /dev/nvidia*",))
     mods = kernel.get("modules") or []
+    kmsg = found(inp.facts, "kmsg")
     params.update(
         nouveau="nouveau" in mods,
-        secure_boot=bool(kernel.get("secure_boot")),
+        secure_boot=bool(kernel.get("secure_boot") or kmsg.get("key_rejected")),
     )
-    cmds = list(fixes.module_reload())
+    cmds = list(fixes.module_reload(h))
     if params["secure_boot"]:
-        cmds += [fixes.comment("secure_boot"), "mokutil --sb-state"]
+        cmds += [
+            fixes.comment("secure_boot"),
+            "mokutil --sb-state",
+            "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der",
+        ]
     if params["nouveau"]:
         cmds += [fixes.comment("nouveau_blacklist"), *_nouveau_fix()]
     if h.wsl:
         cmds = list(fixes.driver_install(h))
     key = "nvidia.driver_not_loaded_nouveau" if params["nouveau"] else "nvidia.driver_not_loaded"
+    if params["secure_boot"] and not params["nouveau"]:
+        key = "nvidia.driver_secure_boot"
     return Finding(key, "error", params, tuple(cmds))
+
+
+def _xid_params(inp: Inputs) -> dict[str, Any]:
+    xids = found(inp.facts, "kmsg").get("xids") or []
+    return {"xids": ", ".join(str(x["code"]) for x in xids[-5:]) or "—"}
+
+
+def _gpu_lost_fix(h: Any) -> tuple[str, ...]:
+    """A GPU that fell off the bus: power, heat, seating, firmware — not the software stack."""
+    logs = (
+        "sudo dmesg | grep -iE 'xid|nvrm' | tail -n 20",
+        "nvidia-smi -q -d TEMPERATURE,POWER,PERFORMANCE",
+        fixes.comment("power_thermal"),
+    )
+    return (fixes.comment("host_side"), *logs) if h.place == "container" else logs
 
 
 def _nouveau_fix() -> tuple[str, ...]:
@@ -120,12 +242,10 @@ def _os_blocked_fix(inp: Inputs) -> tuple[str, ...]:
 
 
 def _zero_gpus(inp: Inputs, driver: str, on_bus: int) -> Finding:
-    container = found(inp.facts, "container")
     params = {"driver": driver or "?", "on_bus": on_bus}
-    if container.get("in_container"):
-        cmds: tuple[str, ...] = (fixes.comment("container_gpus"), "docker run --gpus all …")
-        return Finding("nvidia.zero_gpus_container", "error", params, cmds)
-    cmds = ("lsmod | grep nvidia", "lspci | grep -i nvidia", *fixes.module_reload())
+    if inp.host.place == "container":
+        return Finding("nvidia.zero_gpus_container", "error", params, fixes.gpu_into_container())
+    cmds = ("lsmod | grep nvidia", "lspci | grep -i nvidia", *fixes.module_reload(inp.host))
     if not on_bus and found(inp.facts, "kernel").get("pci_gpus") is not None:
         return Finding(
             "nvidia.zero_gpus_no_device", "error", params, (fixes.comment("cloud_type"),)
@@ -142,6 +262,25 @@ def _ok(inp: Inputs, gpus: list[dict[str, Any]], driver: str) -> Finding:
         "cuda": driver_max_cuda(inp.facts) or "?",
     }
     return Finding("nvidia.ok", "ok", params)
+
+
+def kernel_log(inp: Inputs) -> list[Finding]:
+    """Xid errors in the kernel log while the driver otherwise answers."""
+    kmsg = found(inp.facts, "kmsg")
+    xids = kmsg.get("xids") or []
+    reasons = _reasons(inp)
+    if "gpu_lost" in reasons:
+        return []
+    if not xids and kmsg.get("fallen_off_bus"):
+        params = {"detail": "NVRM: fallen off the bus", "xids": "79"}
+        return [Finding("nvidia.gpu_lost", "error", params, _gpu_lost_fix(inp.host))]
+    if not xids:
+        return []
+    codes = sorted({int(x["code"]) for x in xids})
+    level: Level = "error" if kmsg.get("fallen_off_bus") and not nvidia_gpus(inp.facts) else "warn"
+    key = "nvidia.gpu_lost" if level == "error" else "nvidia.xid"
+    params = {"xids": ", ".join(str(c) for c in codes), "detail": xids[-1].get("text", "")}
+    return [Finding(key, level, params, _gpu_lost_fix(inp.host))]
 
 
 def gpu_health(inp: Inputs) -> list[Finding]:
@@ -226,14 +365,17 @@ def memory_held(inp: Inputs) -> list[Finding]:
     return out
 
 
-RULES = (driver_state, gpu_health, memory_held)
+RULES = (driver_state, kernel_log, gpu_health, memory_held)
 IDS = (
     "nvidia.os_blocked",
     "nvidia.version_mismatch",
     "nvidia.gpu_lost",
+    "nvidia.xid",
     "nvidia.no_permission",
     "nvidia.driver_not_loaded",
     "nvidia.driver_not_loaded_nouveau",
+    "nvidia.driver_secure_boot",
+    "nvidia.driver_ignores_gpu",
     "nvidia.zero_gpus",
     "nvidia.zero_gpus_container",
     "nvidia.zero_gpus_no_device",
@@ -248,4 +390,6 @@ IDS = (
     "nvidia.pcie_narrow",
     "nvidia.mig",
     "nvidia.memory_held",
+    "container.gpu_not_passed",
+    "container.nvml_lost",
 )

@@ -1,7 +1,13 @@
 """The platform around the GPU: WSL, containers and Docker, CUDA toolkits, AMD, Intel, Ascend,
-Apple silicon."""
+Apple silicon.
+
+A fact that is unknown (None, e.g. from a pasted report that did not show it) never triggers a
+finding: only a fact seen to be wrong does.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
@@ -9,6 +15,7 @@ from gpuwise.doctor.model import Finding
 from gpuwise.doctor.policy import GIB, SHM_MIN_BYTES
 from gpuwise.doctor.versions import at_least
 from gpuwise.doctor.view import (
+    any_facts,
     driver_max_cuda,
     found,
     nvidia_gpus,
@@ -16,6 +23,7 @@ from gpuwise.doctor.view import (
     pci_vendor_count,
     torch_info,
 )
+from gpuwise.i18n import t
 
 
 def wsl(inp: Inputs) -> list[Finding]:
@@ -27,45 +35,46 @@ def wsl(inp: Inputs) -> list[Finding]:
     if w.get("version") == 1:
         convert = (
             fixes.comment("on_windows"),
+            "wsl -l -v",
             f"wsl --set-version {w.get('distro') or '<distro>'} 2",
         )
-        return [Finding("wsl.version1", "error", {"distro": w.get("distro", "")}, convert)]
+        return [Finding("wsl.version1", "error", {"distro": w.get("distro") or "?"}, convert)]
     out = []
+    smi_gpus = found(inp.facts, "nvidia_smi").get("gpus") or []
+    tcc = [g for g in smi_gpus if g.get("driver_model") == "TCC"]
+    if tcc:
+        names = ", ".join(str(g.get("name", "?")) for g in tcc)
+        cmds_tcc = (
+            fixes.comment("on_windows"),
+            fixes.comment("tcc_to_wddm"),
+            "nvidia-smi -g 0 -dm 0",
+        )
+        out.append(Finding("wsl.gpu_tcc", "error", {"names": names}, cmds_tcc))
     stray = w.get("linux_driver_packages") or []
     if stray or w.get("linux_nvidia_smi") or w.get("linux_libcuda"):
         what = ", ".join(stray) or "/usr/bin/nvidia-smi, libcuda.so"
         cmds: tuple[str, ...] = (fixes.remove_packages(h, stray),) if stray else ()
         out.append(Finding("wsl.linux_driver", "error", {"what": what}, cmds))
-    if not w.get("dxg"):
+    if w.get("dxg") is False:
         out.append(
             Finding("wsl.no_dxg", "error", {"kernel": w.get("kernel", "")}, fixes.driver_install(h))
         )
-    elif not w.get("wsl_libcuda"):
+    elif w.get("dxg") and w.get("wsl_libcuda") is False:
         out.append(Finding("wsl.no_windows_driver", "warn", {}, fixes.driver_install(h)))
     return out
 
 
 def container(inp: Inputs) -> list[Finding]:
-    """Inside a container: was it given a GPU, and enough shared memory?"""
+    """Inside a container: enough shared memory for NCCL and DataLoader workers?"""
     c = found(inp.facts, "container")
     if not c.get("in_container"):
         return []
-    out = []
-    devices = found(inp.facts, "kernel").get("devices") or {}
-    visible = c.get("nvidia_visible_devices")
-    if (
-        visible not in (None, "", "void", "none")
-        and not devices.get("nvidia")
-        and not nvidia_gpus(inp.facts)
-    ):
-        cmds = (fixes.comment("host_side"), "docker run --rm --gpus all <image> nvidia-smi")
-        out.append(Finding("container.gpu_not_injected", "error", {"visible": visible}, cmds))
     shm = found(inp.facts, "kernel").get("shm_bytes")
     uses_gpu_training = len(nvidia_gpus(inp.facts)) > 1 or bool(torch_info(inp.facts))
     if shm and shm < SHM_MIN_BYTES and uses_gpu_training:
         cmds = (fixes.comment("host_side"), "docker run --shm-size=16g …   # or: --ipc=host")
-        out.append(Finding("container.shm_small", "warn", {"shm_mib": shm // (1024 * 1024)}, cmds))
-    return out
+        return [Finding("container.shm_small", "warn", {"shm_mib": shm // (1024 * 1024)}, cmds)]
+    return []
 
 
 def docker_gpu(inp: Inputs) -> list[Finding]:
@@ -73,12 +82,14 @@ def docker_gpu(inp: Inputs) -> list[Finding]:
     c = found(inp.facts, "container")
     d = c.get("docker") or {}
     tk = c.get("toolkit") or {}
+    if d.get("gpu_request_error"):
+        return [_gpu_request_error(inp, str(d["gpu_request_error"]))]
     if not d.get("installed") or c.get("in_container"):
         return []
     if not d.get("daemon"):
         params = {"error": d.get("error") or "?"}
         return [Finding("docker.daemon_down", "info", params, ("sudo systemctl start docker",))]
-    if not nvidia_present(inp.facts):
+    if not nvidia_present(inp.facts) and not inp.pasted:
         return []
     runtimes = d.get("runtimes") or []
     if "nvidia" in runtimes or tk.get("cdi_specs"):
@@ -90,9 +101,15 @@ def docker_gpu(inp: Inputs) -> list[Finding]:
     return [Finding("docker.no_toolkit", "warn", params, cmds)]
 
 
+def _gpu_request_error(inp: Inputs, error: str) -> Finding:
+    """`docker run --gpus …` refused: no NVIDIA runtime registered with this Docker daemon."""
+    cmds = fixes.container_toolkit(inp.host)
+    return Finding("docker.gpus_refused", "error", {"error": error[:300]}, cmds)
+
+
 def toolkits(inp: Inputs) -> list[Finding]:
     """Several nvcc versions on PATH; an nvcc newer than the driver supports."""
-    every = found(inp.facts, "toolkit").get("nvcc") or []
+    every = any_facts(inp.facts, "toolkit").get("nvcc") or []
     nvccs = [n for n in every if n.get("version")]
     out = [
         Finding("cuda.nvcc_broken", "warn", {"path": n["path"], "error": n.get("error") or "?"})
@@ -117,8 +134,19 @@ def toolkits(inp: Inputs) -> list[Finding]:
     return out
 
 
+def _group_fix(group: str, place: str) -> tuple[str, ...]:
+    """Join the device's group (host), or start the container with it (docker --group-add)."""
+    grp = group or "render"
+    if place == "container":
+        return (
+            fixes.comment("host_side"),
+            f"docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add {grp} …",
+        )
+    return (f"sudo usermod -aG {grp},video $USER", fixes.comment("relogin"))
+
+
 def amd(inp: Inputs) -> list[Finding]:
-    """AMD GPUs: ROCm device access and group membership."""
+    """AMD GPUs: ROCm device access (/dev/kfd and render nodes, by group) and what is seen."""
     a = found(inp.facts, "amd")
     k = found(inp.facts, "kernel")
     on_bus = pci_vendor_count(inp.facts, "amd")
@@ -128,11 +156,28 @@ def amd(inp: Inputs) -> list[Finding]:
         if on_bus and "amdgpu" not in (k.get("modules") or []) and not inp.host.wsl:
             return [Finding("amd.no_driver", "info", {"count": on_bus}, ("lsmod | grep amdgpu",))]
         return []
-    if devices.get("kfd") and not devices.get("kfd_rw"):
-        groups = ", ".join(k.get("groups") or []) or "—"
-        cmds = ("sudo usermod -aG render,video $USER", fixes.comment("relogin"))
-        return [Finding("amd.no_access", "error", {"groups": groups}, cmds)]
-    if cards:
+    blocked = _blocked_nodes(devices)
+    if blocked:
+        group = devices.get("kfd_group") or next(
+            (b["group"] for b in blocked if b.get("group")), ""
+        )
+        params = {
+            "groups": ", ".join(k.get("groups") or []) or "—",
+            "nodes": ", ".join(
+                f"{b['node']} ({b.get('group') or '?'} {b.get('mode') or ''})".strip()
+                for b in blocked
+            ),
+            "group": group or "render",
+        }
+        return [
+            Finding(
+                "amd.no_access",
+                "error",
+                params,
+                ("ls -l /dev/kfd /dev/dri/render*", *_group_fix(group, inp.host.place)),
+            )
+        ]
+    if any(not c.get("codename") for c in cards):  # lspci alone says nothing about ROCm
         names = ", ".join(
             f"{c.get('name') or c.get('card')} ({c.get('gfx') or '?'})" for c in cards
         )
@@ -144,6 +189,23 @@ def amd(inp: Inputs) -> list[Finding]:
             )
         ]
     return []
+
+
+def _blocked_nodes(devices: dict[str, Any]) -> list[dict[str, Any]]:
+    """/dev/kfd and render nodes this user may not open read-write."""
+    out = []
+    if devices.get("kfd") and devices.get("kfd_rw") is False:
+        out.append({"node": "/dev/kfd", "group": devices.get("kfd_group", "")})
+    for r in devices.get("render_access") or []:
+        if r.get("rw") is False:
+            out.append(
+                {
+                    "node": f"/dev/dri/{r['node']}",
+                    "group": r.get("group", ""),
+                    "mode": r.get("mode", ""),
+                }
+            )
+    return out
 
 
 def intel(inp: Inputs) -> list[Finding]:
@@ -162,10 +224,13 @@ def intel(inp: Inputs) -> list[Finding]:
 
 
 def ascend(inp: Inputs) -> list[Finding]:
-    """Ascend NPUs: health as npu-smi reports it, and the CANN toolkit."""
-    a = found(inp.facts, "ascend")
-    npus = a.get("npus") or []
+    """Ascend NPUs: DCMI errors, health as npu-smi reports it, CANN and torch_npu versions."""
+    a = any_facts(inp.facts, "ascend")
     out = []
+    code = a.get("dcmi_code")
+    if isinstance(code, int):
+        out.append(_dcmi(inp, code))
+    npus = found(inp.facts, "ascend").get("npus") or []
     bad = [n for n in npus if n.get("health") != "OK"]
     for n in bad:
         params = {"npu": n.get("npu"), "chip": n.get("chip"), "health": n.get("health")}
@@ -178,9 +243,51 @@ def ascend(inp: Inputs) -> list[Finding]:
         out.append(
             Finding("ascend.ok", "ok", {"count": len(npus), "name": npus[0].get("name", "")})
         )
-    if (npus or a.get("davinci")) and not a.get("toolkit"):
+    if (npus or a.get("davinci")) and a.get("toolkit") is False:
         out.append(Finding("ascend.no_toolkit", "warn", {}, ("ls /usr/local/Ascend",)))
+    out += _cann_pairing(inp, a)
     return out
+
+
+def _dcmi(inp: Inputs, code: int) -> Finding:
+    cause = inp.tables.dcmi_cause(code) or "unknown"
+    params = {"code": code, "cause_text": t(f"doctor.dcmi.{cause}")}
+    cmds: tuple[str, ...] = ("npu-smi info -l",)
+    if cause in ("device_in_other_container", "device_in_use"):
+        cmds = (
+            fixes.comment("host_side"),
+            "docker ps --format '{{.ID}} {{.Names}}'",
+            "npu-smi info",
+            fixes.comment("one_npu_one_container"),
+        )
+    return Finding("ascend.dcmi_error", "error", params, cmds)
+
+
+def _cann_pairing(inp: Inputs, a: dict[str, Any]) -> list[Finding]:
+    """torch_npu must match the CANN version (Ascend's own table)."""
+    cann = str(a.get("cann_version") or "")
+    pkgs = any_facts(inp.facts, "torch").get("packages") or {}
+    npu = str(pkgs.get("torch-npu") or pkgs.get("torch_npu") or "")
+    if not cann or not npu:
+        return []
+    pairs = inp.tables.cann_for_torch_npu(npu)
+    if not pairs or any(
+        p.lower() == cann.lower() or p.lower() == cann.lower() + ".0" for p in pairs
+    ):
+        return []
+    torch_v = str(pkgs.get("torch") or "")
+    fits = inp.tables.torch_npu_for_cann(cann, torch_v)
+    params = {
+        "torch_npu": npu,
+        "cann": cann,
+        "pairs": ", ".join(pairs),
+        "fits": ", ".join(fits) or "—",
+    }
+    py = inp.host.python
+    cmds = (
+        (f"{py} -m pip install 'torch-npu=={fits[0]}'",) if fits else (fixes.comment("cann_table"),)
+    )
+    return [Finding("ascend.cann_mismatch", "error", params, cmds)]
 
 
 def apple(inp: Inputs) -> list[Finding]:
@@ -199,12 +306,13 @@ IDS = (
     "wsl.linux_driver",
     "wsl.no_dxg",
     "wsl.no_windows_driver",
-    "container.gpu_not_injected",
+    "wsl.gpu_tcc",
     "container.shm_small",
     "docker.daemon_down",
     "docker.gpu_ok",
     "docker.no_toolkit",
     "docker.runtime_not_configured",
+    "docker.gpus_refused",
     "cuda.multiple_nvcc",
     "cuda.nvcc_broken",
     "cuda.nvcc_newer_than_driver",
@@ -216,5 +324,7 @@ IDS = (
     "ascend.unhealthy",
     "ascend.ok",
     "ascend.no_toolkit",
+    "ascend.dcmi_error",
+    "ascend.cann_mismatch",
     "apple.silicon",
 )

@@ -1,13 +1,15 @@
 """PyTorch against this machine: installed?, the right build?, driver new enough?, does the
-wheel contain code for this GPU?, can it see the GPU?
+wheel contain code for this GPU?, which libraries did it really load?, can it see the GPU?
 
 Covers the guide's §7 row "torch.cuda.is_available() returns False". The guide's advice to
 compare with `nvcc --version` is misleading: pip/conda wheels bring their own CUDA runtime, so
-only the driver matters (NVIDIA CUDA compatibility guide).
+only the driver matters (NVIDIA CUDA compatibility guide). A wheel is named only from known
+facts (see :mod:`gpuwise.doctor.recommend`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -15,7 +17,7 @@ from gpuwise.doctor import fixes
 from gpuwise.doctor.arch import split_arch_list, torch_runs_on
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.recommend import Wheel, pick_wheel
+from gpuwise.doctor.recommend import Advice, advise, last_release_for
 from gpuwise.doctor.versions import at_least, major_minor, parse
 from gpuwise.doctor.view import (
     any_facts,
@@ -31,21 +33,62 @@ from gpuwise.doctor.view import (
 from gpuwise.i18n import t
 from gpuwise.probe.result import Failed, Missing, TimedOut
 
+ARCH_QUERY = 'python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"'
 
-def _wheel(inp: Inputs) -> Wheel | None:
+
+def _advice(inp: Inputs) -> Advice:
     py = any_facts(inp.facts, "torch").get("python", {}).get("version") or found(
         inp.facts, "system"
     ).get("python", "")
     driver = driver_version(inp.facts) or None
-    return pick_wheel(inp.tables, str(py), capabilities(inp.facts), driver, inp.host.windows)
+    return advise(inp.tables, str(py), capabilities(inp.facts), driver, inp.host.windows)
 
 
-def _wheel_params(wheel: Wheel | None) -> dict[str, Any]:
-    """The `advice` sentence: which wheel fits this GPU and driver (or that none is known)."""
-    if wheel is None:
-        return {"advice": t("doctor.wheel_unknown")}
-    advice = t("doctor.wheel_advice", torch=wheel.torch, cuda=wheel.cuda, index=wheel.index_url)
-    return {"advice": advice}
+def _wheel_params(inp: Inputs, advice: Advice) -> dict[str, Any]:
+    """The `advice` sentence: which wheel fits this GPU and driver, or what is missing."""
+    w, newest = advice.wheel, advice.newest
+    if w is not None:
+        text = t("doctor.wheel_advice", torch=w.torch, cuda=w.cuda, index=w.index_url)
+        if newest is not None:
+            text += " " + t(
+                "doctor.wheel_newer", torch=newest.torch, cuda=newest.cuda, need=advice.need_driver
+            )
+        return {"advice": text}
+    if newest is not None and advice.missing:
+        return {
+            "advice": t(
+                "doctor.wheel_check_driver",
+                torch=newest.torch,
+                cuda=newest.cuda,
+                index=newest.index_url,
+                need=advice.need_driver or "?",
+            )
+        }
+    if newest is not None:
+        return {
+            "advice": t(
+                "doctor.wheel_driver_first",
+                torch=newest.torch,
+                cuda=newest.cuda,
+                need=advice.need_driver or "?",
+            )
+        }
+    if advice.missing:
+        names = t("doctor.list_sep").join(t(f"doctor.fact_name.{m}") for m in advice.missing)
+        return {"advice": t("doctor.wheel_missing_facts", missing=names)}
+    return {"advice": _no_wheel_text(inp)}
+
+
+def _no_wheel_text(inp: Inputs) -> str:
+    """No wheel in the tables carries code for this GPU: say when support ended."""
+    for cc in capabilities(inp.facts):
+        last = last_release_for(inp.tables, cc)
+        support = inp.tables.arch_support(cc)
+        if last is not None:
+            return t("doctor.wheel_last_release", cc=cc, torch=last.torch, cuda=last.cuda)
+        if support is not None:
+            return t("doctor.wheel_arch_ended", cc=cc, arch=support.arch)
+    return t("doctor.wheel_unknown")
 
 
 def install_state(inp: Inputs) -> list[Finding]:
@@ -56,16 +99,12 @@ def install_state(inp: Inputs) -> list[Finding]:
         return [Finding("torch.probe_timeout", "warn", {"python": h.python})]
     if isinstance(r, Missing) and r.reason == "not_installed":
         if nvidia_present(inp.facts):
-            wheel = _wheel(inp)
-            cmds = fixes.pip_install_torch(h, wheel)
-            return [
-                Finding(
-                    "torch.not_installed",
-                    "info",
-                    {"python": h.python, **_wheel_params(wheel)},
-                    cmds,
-                )
-            ]
+            advice = _advice(inp)
+            cmds = fixes.pip_install_torch(h, advice)
+            params = {"python": h.python, **_wheel_params(inp, advice)}
+            return [Finding("torch.not_installed", "info", params, cmds)]
+        if found(inp.facts, "wsl").get("version") == 1:
+            return []  # WSL 1 hides any GPU: wsl.version1 says so; CPU advice would be wrong
         return [
             Finding(
                 "torch.not_installed_cpu",
@@ -90,111 +129,262 @@ def install_state(inp: Inputs) -> list[Finding]:
 
 def build_matches(inp: Inputs) -> list[Finding]:
     """CPU-only build on a GPU machine; driver too old for the build's CUDA."""
-    t = torch_info(inp.facts)
-    if not t:
+    tt = torch_info(inp.facts)
+    if not tt:
         return []
     h = inp.host
-    if nvidia_present(inp.facts) and not t.get("cuda") and not t.get("hip"):
-        wheel = _wheel(inp)
-        params = {"version": t.get("version", "?"), **_wheel_params(wheel)}
-        return [Finding("torch.cpu_only", "error", params, fixes.pip_install_torch(h, wheel))]
-    if t.get("cuda") and nvidia_present(inp.facts):
-        return _driver_vs_build(inp, str(t["cuda"]), str(t.get("version", "?")))
+    cpu_build = (
+        not tt.get("cuda")
+        and not tt.get("hip")
+        and bool(tt.get("version"))
+        and not tt.get("build_unknown")
+    )
+    # "Torch not compiled with CUDA enabled" says a GPU was asked for even when none is seen
+    if tt.get("cpu_build") or (cpu_build and nvidia_present(inp.facts)):
+        advice = _advice(inp)
+        params = {"version": tt.get("version", "?"), **_wheel_params(inp, advice)}
+        cmds = fixes.pip_install_torch(h, advice)
+        if advice.wheel is None and advice.newest is not None:
+            cmds = (*fixes.driver_install(h, need=advice.need_driver or ""), *cmds)
+        return [Finding("torch.cpu_only", "error", params, cmds)]
+    if tt.get("cuda") and (nvidia_present(inp.facts) or tt.get("driver_too_old")):
+        return _driver_vs_build(inp, str(tt["cuda"]), str(tt.get("version", "?")))
     return []
 
 
-def _driver_vs_build(inp: Inputs, cuda: str, version: str) -> list[Finding]:
+def _too_old(inp: Inputs, cuda: str) -> tuple[bool, str | None]:
+    """(driver too old for a cuXY build?, the minimum it needs) from every known fact."""
     driver = driver_version(inp.facts)
-    if not driver:
-        return []
-    h = inp.host
     family = inp.tables.family_min_driver(cuda)
-    toolkit = inp.tables.toolkit_min_driver(cuda, h.windows)
+    if driver and family is not None:
+        return at_least(driver, family) is False, family
     max_cuda = driver_max_cuda(inp.facts)
-    params = {"version": version, "cuda": cuda, "driver": driver, "max_cuda": max_cuda or "?"}
-    too_old = family is not None and at_least(driver, family) is False
-    if family is None and max_cuda:
-        mc, c = parse(max_cuda), parse(cuda)
-        too_old = bool(mc and c and c[0] > mc[0])
+    mc, c = parse(max_cuda), parse(cuda)
+    if mc and c:
+        return c[0] > mc[0], family
+    return bool(torch_info(inp.facts).get("driver_too_old")), family
+
+
+def _driver_vs_build(inp: Inputs, cuda: str, version: str) -> list[Finding]:
+    h = inp.host
+    too_old, family = _too_old(inp, cuda)
+    driver = driver_version(inp.facts)
+    params = {
+        "version": version,
+        "cuda": cuda,
+        "driver": driver or "?",
+        "max_cuda": driver_max_cuda(inp.facts) or "?",
+        "place": t(f"doctor.place.{h.place}"),
+    }
     if too_old:
-        wheel = _wheel(inp)
-        cmds = (
-            *fixes.driver_install(h),
-            fixes.comment("or_older_wheel"),
-            *fixes.pip_install_torch(h, wheel),
-        )
-        return [Finding("torch.driver_too_old", "error", {**params, "need": family or cuda}, cmds)]
-    if toolkit and at_least(driver, toolkit) is False:
+        advice = _advice(inp)
+        need = family or (cuda if parse(cuda) else "?")
+        cmds: tuple[str, ...] = fixes.driver_install(h, need=need if parse(need) else "")
+        if advice.wheel is not None:
+            cmds = (*cmds, fixes.comment("or_older_wheel"), *fixes.pip_install_torch(h, advice))
+        params.update(need=need, **_wheel_params(inp, advice))
+        if not parse(cuda) or not parse(version):
+            params["variant"] = "partial"  # only PyTorch's complaint is known (a paste)
+        return [Finding("torch.driver_too_old", "error", params, cmds)]
+    toolkit = inp.tables.toolkit_min_driver(cuda, h.windows)
+    if driver and toolkit and at_least(driver, toolkit) is False:
         return [
             Finding(
                 "torch.driver_minor_compat",
-                "warn",
+                "info",
                 {**params, "need": toolkit},
-                fixes.driver_install(h),
+                fixes.driver_install(h, need=toolkit),
             )
         ]
     return []
 
 
 def arch_support(inp: Inputs) -> list[Finding]:
-    """The wheel has no code for this GPU: too new (RTX 50 on cu126) or too old (Volta on cu130)."""
-    t = torch_info(inp.facts)
-    arch_list = [str(a) for a in t.get("arch_list") or []]
-    if not t.get("cuda") or not arch_list:
+    """The wheel has no code for this GPU: too new (RTX 50 on cu126) or too old (Pascal on
+    cu128); or the error says so and the facts to tell which are missing."""
+    tt = torch_info(inp.facts)
+    arch_list = [str(a) for a in tt.get("arch_list") or []] or _table_archs(inp, tt)
+    if not tt.get("cuda"):
         return []
+    if not arch_list or not capabilities(inp.facts):
+        return _no_kernel_image_unknown(inp, tt)
     out = []
     sass, ptx = split_arch_list(arch_list)
     newest = max((parse(a) or () for a in sass + ptx), default=())
-    gpus = nvidia_gpus(inp.facts)
-    names = {str(g.get("compute_capability")): str(g.get("name", "")) for g in gpus}
+    names = {
+        str(g.get("compute_capability")): str(g.get("name", "")) for g in nvidia_gpus(inp.facts)
+    }
+    names.update(
+        {str(d.get("capability")): str(d.get("name", "")) for d in tt.get("devices") or []}
+    )
     for cc in sorted(set(capabilities(inp.facts))):
         if torch_runs_on(arch_list, cc) is not False:
             continue
         key = "torch.gpu_too_new" if (parse(cc) or ()) > newest else "torch.gpu_too_old"
-        wheel = _wheel(inp)
+        advice = _advice(inp)
         params = {
             "cc": cc,
             "name": names.get(cc, ""),
             "archs": " ".join(arch_list),
-            "cuda": t.get("cuda"),
-            "version": t.get("version", "?"),
-            **_wheel_params(wheel),
+            "cuda": tt.get("cuda"),
+            "version": tt.get("version", "?"),
+            **_wheel_params(inp, advice),
         }
-        out.append(Finding(key, "error", params, fixes.pip_install_torch(inp.host, wheel)))
+        cmds = fixes.pip_install_torch(inp.host, advice)
+        if advice.wheel is None and advice.newest is not None:
+            cmds = (*fixes.driver_install(inp.host, need=advice.need_driver or ""), *cmds)
+        out.append(Finding(key, "error", params, cmds))
     return out
+
+
+def _table_archs(inp: Inputs, tt: dict[str, Any]) -> list[str]:
+    """The arch list of a known wheel (release + CUDA) from the catalog, when the machine's own
+    list is not known (a pasted report that named only "2.8.0+cu128")."""
+    version, cuda = str(tt.get("version") or ""), str(tt.get("cuda") or "")
+    if not parse(version) or not parse(cuda) or "+cu" not in version:
+        return []
+    archs = inp.tables.wheel_archs(cuda, version)
+    if archs is None:
+        return []
+    sass, ptx = archs
+    out = [f"sm_{a.replace('.', '')}" for a in sass]
+    return out + ([f"compute_{ptx.replace('.', '')}"] if ptx else [])
+
+
+def _no_kernel_image_unknown(inp: Inputs, tt: dict[str, Any]) -> list[Finding]:
+    """ "no kernel image is available" was reported, but the arch list or GPU is unknown."""
+    if not tt.get("no_kernel_image"):
+        return []
+    params = {"version": tt.get("version", "?"), "cuda": tt.get("cuda")}
+    return [Finding("torch.no_kernel_image", "error", params, (fixes.GPU_QUERY, ARCH_QUERY))]
 
 
 def availability(inp: Inputs) -> list[Finding]:
     """Is the GPU usable from PyTorch; if not and nothing above explains it, say what it said."""
-    t = torch_info(inp.facts)
-    if not t:
+    tt = torch_info(inp.facts)
+    if not tt or tt.get("is_available") is None:
         return []
     params = {
-        "version": t.get("version", "?"),
-        "build": f"CUDA {t['cuda']}"
-        if t.get("cuda")
-        else (f"ROCm {t['hip']}" if t.get("hip") else "CPU"),
-        "count": len(t.get("devices") or []),
-        "cudnn": t.get("cudnn") or "—",
-        "nccl": t.get("nccl") or "—",
-        "error": t.get("init_error") or "",
+        "version": tt.get("version", "?"),
+        "build": f"CUDA {tt['cuda']}"
+        if tt.get("cuda")
+        else (f"ROCm {tt['hip']}" if tt.get("hip") else "CPU"),
+        "count": len(tt.get("devices") or []),
+        "cudnn": tt.get("cudnn") or "—",
+        "nccl": tt.get("nccl") or "—",
+        "error": tt.get("init_error") or "",
     }
-    if t.get("is_available"):
+    if tt.get("is_available"):
         return [Finding("torch.ok", "ok", params)]
-    if t.get("hip") and (
+    if tt.get("hip") and (
         pci_vendor_count(inp.facts, "amd") or found(inp.facts, "amd").get("cards")
     ):
         return [Finding("torch.rocm_unavailable", "error", params, _rocm_checks())]
-    if t.get("cuda") and nvidia_present(inp.facts):
+    if tt.get("cuda") and nvidia_present(inp.facts):
         cmds = ("nvidia-smi", fixes.comment("nvcc_irrelevant"))
         return [Finding("torch.cuda_unavailable", "error", params, cmds)]
-    if found(inp.facts, "system").get("apple_silicon") and not t.get("mps_available"):
-        return [Finding("torch.mps_unavailable", "warn", {**params, "built": t.get("mps_built")})]
-    return [Finding("torch.cpu", "info", params)] if t.get("cuda") or t.get("hip") else []
+    if found(inp.facts, "system").get("apple_silicon") and not tt.get("mps_available"):
+        return [Finding("torch.mps_unavailable", "warn", {**params, "built": tt.get("mps_built")})]
+    return [Finding("torch.cpu", "info", params)] if tt.get("cuda") or tt.get("hip") else []
 
 
 def _rocm_checks() -> tuple[str, ...]:
     return ("ls -l /dev/kfd /dev/dri/render*", "groups", "sudo usermod -aG render,video $USER")
+
+
+def rocm_targets(inp: Inputs) -> list[Finding]:
+    """A ROCm PyTorch build without code for this GPU's gfx target (HIP "invalid device
+    function"), and the documented HSA_OVERRIDE_GFX_VERSION workaround when there is one."""
+    tt = torch_info(inp.facts)
+    if not tt.get("hip"):
+        return []
+    targets = {a.split(":")[0] for a in tt.get("arch_list") or [] if str(a).startswith("gfx")}
+    gfxs = _gfx_targets(inp)
+    override = str(found(inp.facts, "amd").get("hsa_override") or "")
+    out = []
+    if not gfxs and tt.get("hip_invalid_function"):
+        params = {"gfx": "?", "targets": "—", "version": tt.get("version", "?"), "override": "—"}
+        cmds_q = ("rocminfo | grep -m1 -o 'gfx[0-9a-f]*'", ARCH_QUERY)
+        return [Finding("torch.rocm_gfx_unsupported", "error", params, cmds_q)]
+    for gfx in sorted(gfxs):
+        unsupported = (targets and gfx not in targets) or (
+            not targets and tt.get("hip_invalid_function")
+        )
+        if not unsupported or override:
+            continue
+        value = inp.tables.gfx_override(gfx)
+        params = {
+            "gfx": gfx,
+            "targets": " ".join(sorted(targets)) or "—",
+            "version": tt.get("version", "?"),
+        }
+        cmds: tuple[str, ...] = (
+            (f"export HSA_OVERRIDE_GFX_VERSION={value}", fixes.comment("override_caveat"))
+            if value
+            else (fixes.comment("rocm_no_override"),)
+        )
+        key = "torch.rocm_gfx_override" if value else "torch.rocm_gfx_unsupported"
+        out.append(Finding(key, "error", {**params, "override": value or "—"}, cmds))
+    return out
+
+
+def _gfx_targets(inp: Inputs) -> set[str]:
+    """gfx targets of the AMD GPUs (rocm-smi, rocminfo, or what PyTorch reported)."""
+    cards = found(inp.facts, "amd").get("cards") or []
+    out = {str(c["gfx"]).split(":")[0] for c in cards if c.get("gfx")}
+    out |= {
+        str(d["gcn_arch"]).split(":")[0]
+        for d in torch_info(inp.facts).get("devices") or []
+        if d.get("gcn_arch")
+    }
+    return {g for g in out if g.startswith("gfx")}
+
+
+_SHADOWABLE = re.compile(r"^(libcudnn|libcublas|libcublasLt|libnccl)[._]")
+
+
+def loaded_libraries(inp: Inputs) -> list[Finding]:
+    """A system cuDNN/cuBLAS/NCCL loaded instead of the one the wheel ships, and where from
+    (LD_LIBRARY_PATH or ld.so.conf); or PyTorch's own "cuDNN version incompatibility"."""
+    data = any_facts(inp.facts, "torch")
+    tt = torch_info(inp.facts)
+    libs: dict[str, str] = data.get("loaded_libs") or {}
+    prefix = str((data.get("python") or {}).get("prefix") or "")
+    outside = {n: p for n, p in libs.items() if _SHADOWABLE.match(n) and not _inside_env(p, prefix)}
+    error = str(tt.get("cudnn_error") or "")
+    if not outside and "incompatib" not in error.lower():
+        return []
+    ld_path = str(data.get("ld_library_path") or "")
+    conf = found(inp.facts, "kernel").get("ld_conf_gpu_libs") or {}
+    dirs = sorted({os.path.dirname(p) for p in outside.values()})
+    if not dirs and error:  # only the error is known: suspect the GPU-library entries
+        dirs = [d for d in ld_path.split(":") if d and re.search(r"cudnn|cuda|nccl|cublas", d)]
+    via = [d for d in dirs if d in ld_path.split(":")]
+    via_conf = [d for d in dirs if d in conf]
+    params = {
+        "libs": "; ".join(f"{n} → {p}" for n, p in sorted(outside.items())) or "—",
+        "error": error[:300] or "—",
+        "via": ", ".join(
+            [*(f"LD_LIBRARY_PATH: {d}" for d in via), *(f"ld.so.conf: {d}" for d in via_conf)]
+        )
+        or "—",
+    }
+    cmds = ["echo $LD_LIBRARY_PATH"]
+    if via or not via_conf:
+        keep = ":".join(p for p in ld_path.split(":") if p and p not in via) if ld_path else ""
+        cmds.append(f"export LD_LIBRARY_PATH={keep}" if keep else "unset LD_LIBRARY_PATH")
+    if via_conf:
+        cmds += [fixes.comment("ld_conf_remove", dirs=", ".join(via_conf)), "sudo ldconfig"]
+    if error:
+        return [Finding("torch.lib_shadowed", "error", params, tuple(cmds))]
+    return [Finding("torch.lib_shadowed", "warn", params, tuple(cmds))]
+
+
+def _inside_env(path: str, prefix: str) -> bool:
+    """A library inside the Python environment (the wheel's copy), not a system one."""
+    return ("site-packages" in path or "dist-packages" in path) or bool(
+        prefix and path.startswith(prefix + "/")
+    )
 
 
 _CU_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu(\d+)$")
@@ -218,19 +408,28 @@ def mixed_wheels(inp: Inputs) -> list[Finding]:
 
 def nvcc_vs_torch(inp: Inputs) -> list[Finding]:
     """Building CUDA extensions needs an nvcc of the same major version as torch.version.cuda."""
-    t = torch_info(inp.facts)
+    tt = torch_info(inp.facts)
     nvccs = found(inp.facts, "toolkit").get("nvcc") or []
     first = next((n for n in nvccs if n.get("version")), None)
-    if not t.get("cuda") or first is None:
+    if not tt.get("cuda") or first is None:
         return []
-    tv, nv = parse(t["cuda"]), parse(first["version"])
+    tv, nv = parse(tt["cuda"]), parse(first["version"])
     if not tv or not nv or tv[0] == nv[0]:
         return []
-    params = {"nvcc": first["version"], "path": first["path"], "cuda": major_minor(t["cuda"])}
+    params = {"nvcc": first["version"], "path": first["path"], "cuda": major_minor(tt["cuda"])}
     return [Finding("torch.nvcc_major_mismatch", "warn", params)]
 
 
-RULES = (install_state, build_matches, arch_support, availability, mixed_wheels, nvcc_vs_torch)
+RULES = (
+    install_state,
+    build_matches,
+    arch_support,
+    availability,
+    rocm_targets,
+    loaded_libraries,
+    mixed_wheels,
+    nvcc_vs_torch,
+)
 IDS = (
     "torch.probe_timeout",
     "torch.not_installed",
@@ -243,11 +442,15 @@ IDS = (
     "torch.driver_minor_compat",
     "torch.gpu_too_new",
     "torch.gpu_too_old",
+    "torch.no_kernel_image",
     "torch.ok",
     "torch.rocm_unavailable",
+    "torch.rocm_gfx_override",
+    "torch.rocm_gfx_unsupported",
     "torch.cuda_unavailable",
     "torch.mps_unavailable",
     "torch.cpu",
+    "torch.lib_shadowed",
     "torch.mixed_cuda_wheels",
     "torch.nvcc_major_mismatch",
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gpuwise.doctor.verdict import row_verdict
 from gpuwise.doctor.view import (
     Facts,
     driver_max_cuda,
@@ -34,11 +35,15 @@ def _status_text(r: ProbeResult | None) -> str:
         return reason_text(r.reason) if r.reason else t("doctor.sum.missing")
     if r.status == "timeout":
         return t("doctor.sum.timeout")
+    if isinstance(r, Found):
+        return t("doctor.sum.unknown")
     return t("doctor.sum.failed", reason=reason_text(r.reason), detail=r.detail)
 
 
 def _system(facts: Facts) -> str:
     s = found(facts, "system")
+    if not s.get("os"):
+        return t("doctor.sum.unknown")  # pasted: only the package manager was implied
     distro = s.get("distro_name") or s.get("macos") or ""
     return f"{s.get('os', '?')} {s.get('kernel', '')} {f'({distro})' if distro else ''}".strip()
 
@@ -76,18 +81,25 @@ def _nvidia(facts: Facts) -> str:
         mem = g.get("memory_total_bytes")
         label = f"{g.get('name', '?')}" + (f" {mem / GIB:.0f} GiB" if mem else "")
         names[label] = names.get(label, 0) + 1
-    listing = ", ".join(f"{n}× {k}" for k, n in names.items()) or t("doctor.sum.zero_gpus")
+    listed = any(isinstance(facts.get(n), Found) for n in ("nvml", "nvidia_smi"))
+    none = t("doctor.sum.zero_gpus") if listed else t("doctor.sum.gpus_unlisted")
+    listing = ", ".join(f"{n}× {k}" for k, n in names.items()) or none
     return t(
         "doctor.sum.nvidia", gpus=listing, driver=driver or "?", cuda=driver_max_cuda(facts) or "?"
     )
 
 
 def _toolkit(facts: Facts) -> str:
-    tk = found(facts, "toolkit")
+    r = facts.get("toolkit")
+    tk = r.facts if r is not None else {}
     nvccs = [n for n in tk.get("nvcc") or [] if n.get("version")]
     if nvccs:
         return ", ".join(f"nvcc {n['version']} ({n['path']})" for n in nvccs)
-    return _status_text(facts.get("toolkit"))
+    if isinstance(r, Missing) and r.reason == "not_on_path":
+        return t(
+            "doctor.sum.nvcc_not_on_path", installed=", ".join(tk.get("installed") or []) or "—"
+        )
+    return _status_text(r)
 
 
 def _torch(facts: Facts) -> str:
@@ -95,7 +107,9 @@ def _torch(facts: Facts) -> str:
     if not tt:
         return _status_text(facts.get("torch"))
     build = (
-        f"CUDA {tt['cuda']}"
+        "?"
+        if tt.get("build_unknown") and not tt.get("cuda")
+        else f"CUDA {tt['cuda']}"
         if tt.get("cuda")
         else (f"ROCm {tt['hip']}" if tt.get("hip") else "CPU")
     )
@@ -103,6 +117,8 @@ def _torch(facts: Facts) -> str:
         t("doctor.sum.available", n=len(tt.get("devices") or []))
         if tt.get("is_available")
         else t("doctor.sum.unavailable")
+        if tt.get("is_available") is False
+        else t("doctor.sum.availability_unknown")
     )
     return f"{tt.get('version', '?')} ({build}), {avail}"
 
@@ -113,6 +129,8 @@ def _python(facts: Facts) -> str:
     py = (r.facts if r is not None else {}).get("python") or {}
     if not py:
         return _status_text(r)
+    if "venv" not in py and "conda" not in py:  # pasted: only the version is known
+        return str(py.get("version", "?"))
     kind = (
         "conda"
         if py.get("conda")
@@ -134,6 +152,8 @@ def _ollama(facts: Facts) -> str:
     o = found(facts, "ollama")
     if not isinstance(r, Found):
         return _status_text(r)
+    if "models" not in o:  # from a pasted log: the version is known, what is loaded is not
+        return t("doctor.sum.ollama_log", version=o.get("version") or "?")
     return t(
         "doctor.sum.ollama",
         version=o.get("version", "?"),
@@ -186,8 +206,12 @@ ROWS: tuple[tuple[str, str, Callable[[Facts], str]], ...] = (
 )
 
 
-def summary(facts: Facts) -> list[dict[str, str]]:
-    """Rows of {probe, label, status, value} for the probes that ran."""
+def summary(facts: Facts, findings: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Rows of {probe, label, status, verdict, value} for the probes that ran.
+
+    `verdict` is the worst level among the findings about that row's component (None when
+    there is none), so the row never says "found" in green while a finding says it is broken.
+    """
     out = []
     for probe, label, fn in ROWS:
         r = facts.get(probe)
@@ -200,5 +224,15 @@ def summary(facts: Facts) -> list[dict[str, str]]:
         status = r.status
         if label == "doctor.row.python" and (r.facts or {}).get("python"):
             status = "found"  # the interpreter was there even when torch is not
-        out.append({"probe": probe, "label": t(label), "status": status, "value": value})
+        verdict = row_verdict(probe, findings or []) if label != "doctor.row.python" else None
+        out.append(
+            {
+                "probe": probe,
+                "row": label.rsplit(".", 1)[-1],
+                "label": t(label),
+                "status": status,
+                "verdict": verdict,
+                "value": value,
+            }
+        )
     return out

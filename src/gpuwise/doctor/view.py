@@ -33,7 +33,11 @@ def any_facts(facts: Facts, name: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Host:
-    """Where we are: OS, package manager, WSL, container, the Python to fix."""
+    """Where we are: OS, package manager, WSL, container, cloud, the Python to fix.
+
+    `place` decides where a fix must run: inside a container the driver is the host's, under
+    WSL 2 it is the Windows driver, on a cloud VM the provider's image may bring its own.
+    """
 
     os: str
     package_manager: str
@@ -41,14 +45,35 @@ class Host:
     wsl: int
     in_container: bool
     python: str
+    cloud: str = ""
 
     @property
     def windows(self) -> bool:
         """Native Windows (not WSL)."""
         return self.os == "Windows"
 
+    @property
+    def place(self) -> str:
+        """container | wsl2 | wsl1 | windows | native | unknown (nothing said about the OS)."""
+        if self.in_container:
+            return "container"
+        if self.wsl:
+            return f"wsl{self.wsl}"
+        if self.windows:
+            return "windows"
+        return "native" if self.os else "unknown"
 
-def host(facts: Facts) -> Host:
+
+def cloud_of(dmi: dict[str, Any], rules: tuple[Any, ...]) -> str:
+    """The cloud whose DMI strings match (catalog rules: field contains text), else ""."""
+    for rule in rules:
+        text = str(dmi.get(rule.field, ""))
+        if rule.contains.lower() in text.lower():
+            return str(rule.cloud)
+    return ""
+
+
+def host(facts: Facts, cloud_rules: tuple[Any, ...] = ()) -> Host:
     """The host description used to tailor fix commands."""
     system = found(facts, "system")
     wsl = found(facts, "wsl")
@@ -60,6 +85,7 @@ def host(facts: Facts) -> Host:
         wsl=int(wsl.get("version", 0) or 0),
         in_container=bool(found(facts, "container").get("in_container")),
         python=str(torch_py.get("executable") or system.get("python_executable") or "python"),
+        cloud=cloud_of(found(facts, "kernel").get("dmi") or {}, cloud_rules),
     )
 
 
@@ -71,21 +97,32 @@ def nvidia_gpus(facts: Facts) -> list[dict[str, Any]]:
 
 
 def driver_version(facts: Facts) -> str:
-    """The NVIDIA driver version (NVML, nvidia-smi, then the kernel module)."""
+    """The NVIDIA driver version (NVML, nvidia-smi, PyTorch's report, then the kernel module)."""
     for name in ("nvml", "nvidia_smi"):
         v = found(facts, name).get("driver_version")
         if v:
             return str(v)
-    return str(found(facts, "kernel").get("nvidia_module_version") or "")
+    reported = any_facts(facts, "torch").get("driver_version")
+    if reported:
+        return str(reported)
+    return str(
+        found(facts, "kernel").get("nvidia_module_version")
+        or found(facts, "kmsg").get("module_version")
+        or ""
+    )
 
 
 def driver_max_cuda(facts: Facts) -> str:
-    """Highest CUDA version the installed driver supports ("CUDA Version" of nvidia-smi)."""
+    """Highest CUDA version the installed driver supports ("CUDA Version" of nvidia-smi, or
+    what PyTorch reported as "found version 11040")."""
     for name in ("nvml", "nvidia_smi"):
         v = found(facts, name).get("cuda_version")
         if v:
             return str(v)
-    return ""
+    t = any_facts(facts, "torch")
+    raw = t.get("torch")
+    inner: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    return str(t.get("driver_max_cuda") or inner.get("driver_max_cuda") or "")
 
 
 def pci_vendor_count(facts: Facts, vendor: str) -> int:
@@ -94,12 +131,18 @@ def pci_vendor_count(facts: Facts, vendor: str) -> int:
 
 
 def nvidia_present(facts: Facts) -> bool:
-    """Any sign of an NVIDIA GPU: on the PCI bus, through the driver, or as a WSL device."""
+    """Any sign of an NVIDIA GPU: on the PCI bus, through the driver, as a WSL device, in the
+    kernel log, or named by PyTorch."""
     wsl = found(facts, "wsl")
+    kmsg = found(facts, "kmsg")
     return bool(
         nvidia_gpus(facts)
         or pci_vendor_count(facts, "nvidia")
         or (wsl.get("dxg") and wsl.get("wsl_libcuda"))
+        or kmsg.get("legacy")
+        or kmsg.get("xids")
+        or any_facts(facts, "torch").get("gpu_names")
+        or driver_version(facts)
     )
 
 

@@ -97,7 +97,7 @@ def torch_facts(torch: Any) -> dict[str, Any]:
     }
     t["devices"] = devices(torch) if t["is_available"] else []
     t["arch_list"] = _safe(torch.cuda.get_arch_list, []) or []
-    t["cudnn"] = _safe(torch.backends.cudnn.version) if t["is_available"] else None
+    t["cudnn"], t["cudnn_error"] = cudnn_version(torch) if t["is_available"] else (None, "")
     nccl = _safe(lambda: torch.cuda.nccl.version()) if t["is_available"] else None
     t["nccl"] = ".".join(str(x) for x in nccl) if isinstance(nccl, tuple) else nccl
     t["distributed"] = bool(_safe(lambda: torch.distributed.is_available(), False))
@@ -110,6 +110,37 @@ def torch_facts(torch: Any) -> dict[str, Any]:
     if (t["cuda"] or t["hip"]) and not t["is_available"]:
         t["init_error"] = init_error(torch)
     return t
+
+
+def cudnn_version(torch: Any) -> tuple[Any, str]:
+    """cuDNN version PyTorch loaded, or the error it raised (e.g. "cuDNN version
+    incompatibility: PyTorch was compiled against … but found runtime version …")."""
+    try:
+        return torch.backends.cudnn.version(), ""
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {exc}"[:500]
+
+
+_LIBS = ("libcudnn", "libcublas", "libnccl", "libcudart", "libcuda.so", "libamdhip64", "librccl")
+
+
+def loaded_libraries() -> dict[str, str]:
+    """GPU libraries mapped into this process, from /proc/self/maps: name → path.
+
+    Shows which copy the dynamic loader picked — the wheel's (site-packages/nvidia/…) or a
+    system one that LD_LIBRARY_PATH or ld.so.conf put first.
+    """
+    out: dict[str, str] = {}
+    try:
+        with open("/proc/self/maps") as fh:
+            for line in fh:
+                path = line.rstrip("\n").split(None, 5)[-1] if line.count(" ") >= 5 else ""
+                name = os.path.basename(path)
+                if path.startswith("/") and name.startswith(_LIBS) and name not in out:
+                    out[name] = path
+    except OSError:
+        pass
+    return dict(sorted(out.items())[:40])
 
 
 def init_error(torch: Any) -> str:
@@ -132,7 +163,9 @@ def main() -> None:
             out["import_error"] = f"{type(exc).__name__}: {exc}"[:500]
         else:
             out["torch"] = torch_facts(torch)
-        out["warnings"] = [str(w.message)[:300] for w in caught][:5]
+        out["warnings"] = [str(w.message)[:600] for w in caught][:5]
+    out["loaded_libs"] = loaded_libraries()
+    out["ld_library_path"] = os.environ.get("LD_LIBRARY_PATH", "")
     sys.stdout.write("\n" + MARKER + json.dumps(out, default=str) + "\n")
 
 

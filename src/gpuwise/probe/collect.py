@@ -3,7 +3,8 @@
 Each probe runs in a daemon thread (a probe stuck inside NVML or a hung tool cannot keep the
 process alive); when the deadline passes, unfinished probes become :class:`TimedOut` and every
 child process still running is killed. A probe that raises is reported as Failed("crashed"),
-never as a traceback.
+never as a traceback. An interrupt while waiting (Ctrl-C, or SIGTERM turned into an exception
+by the command) kills every probe child before it propagates.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.result import Failed, ProbeResult, TimedOut
-from gpuwise.probe.run import kill_all
+from gpuwise.probe.run import kill_all, shutdown
 
 Probe = Callable[[ProbeContext], ProbeResult]
 
@@ -26,6 +27,7 @@ def default_probes(nccl: bool = False) -> dict[str, Probe]:
     from gpuwise.probe.container import probe_container
     from gpuwise.probe.intel import probe_intel
     from gpuwise.probe.kernel import probe_kernel
+    from gpuwise.probe.kmsg import probe_kmsg
     from gpuwise.probe.nccl import probe_nccl_env, probe_nccl_smoke
     from gpuwise.probe.nvml import probe_nvml
     from gpuwise.probe.ollama import probe_ollama
@@ -38,6 +40,7 @@ def default_probes(nccl: bool = False) -> dict[str, Probe]:
     probes: dict[str, Probe] = {
         "system": probe_system,
         "kernel": probe_kernel,
+        "kmsg": probe_kmsg,
         "wsl": probe_wsl,
         "container": probe_container,
         "nvidia_smi": probe_nvidia_smi,
@@ -68,14 +71,21 @@ def collect(ctx: ProbeContext, probes: Mapping[str, Probe]) -> dict[str, ProbeRe
     started = time.monotonic()
     results: dict[str, ProbeResult] = {}
     threads = {}
-    for name, probe in probes.items():
-        th = threading.Thread(
-            target=_guarded, args=(probe, ctx, results, name), name=f"probe-{name}", daemon=True
-        )
-        th.start()
-        threads[name] = th
-    for th in threads.values():
-        th.join(max(0.0, ctx.deadline - time.monotonic()))
+    try:  # an interrupt while threads are still being started must kill children too
+        for name, probe in probes.items():
+            th = threading.Thread(
+                target=_guarded,
+                args=(probe, ctx, results, name),
+                name=f"probe-{name}",
+                daemon=True,
+            )
+            th.start()
+            threads[name] = th
+        for th in threads.values():
+            th.join(max(0.0, ctx.deadline - time.monotonic()))
+    except BaseException:  # KeyboardInterrupt, SystemExit from a signal handler
+        shutdown()
+        raise
     if any(th.is_alive() for th in threads.values()):
         kill_all()
     waited = round(time.monotonic() - started, 2)

@@ -2,8 +2,9 @@
 
 `/api/ps` lists loaded models with `size` (bytes the model occupies) and `size_vram` (bytes in
 GPU memory): `size_vram == 0` is "100% CPU", `0 < size_vram < size` a CPU/GPU split. The server's
-own environment is read from its process (when permitted) and from systemd unit files, so that
-variables set there — real ones and made-up ones — can be checked too.
+own environment is read from its process (/proc/<pid>/environ, when permitted) and from systemd
+unit files, so that variables set there — real ones and made-up ones — can be checked too. A
+malformed OLLAMA_HOST (port 99999, spaces, garbage) is reported as a typed failure, never raised.
 """
 
 from __future__ import annotations
@@ -26,23 +27,43 @@ _DROPIN_DIR = "/etc/systemd/system/ollama.service.d"
 _ENV_LINE = re.compile(r"^\s*Environment\s*=\s*(.+)$")
 
 
+_HOSTNAME = re.compile(r"^[A-Za-z0-9._-]+$|^[0-9A-Fa-f:.]+$")
+
+
+class BadHost(ValueError):
+    """OLLAMA_HOST cannot be read as host[:port] (what is wrong is the message)."""
+
+
 def base_url(explicit: str | None, ollama_host: str | None) -> tuple[str, str]:
     """The URL to reach the server and where it came from ("option", "OLLAMA_HOST", "default").
 
     Follows Ollama's own reading of OLLAMA_HOST: no scheme means http and port 11434; a scheme
     without a port means 80 (http) or 443 (https); 0.0.0.0 listens everywhere, so connect to
-    127.0.0.1.
+    127.0.0.1. Raises BadHost for a value Ollama itself could not listen on.
     """
     if explicit:
         return explicit.rstrip("/"), "option"
-    if not ollama_host:
+    if not ollama_host or not ollama_host.strip():
         return f"http://127.0.0.1:{DEFAULT_PORT}", "default"
     raw = ollama_host.strip()
     has_scheme = "://" in raw
-    parts = urlsplit(raw if has_scheme else f"http://{raw}")
+    try:
+        parts = urlsplit(raw if has_scheme else f"http://{raw}")
+    except ValueError as exc:  # "Invalid IPv6 URL"
+        raise BadHost(str(exc)) from None
     scheme = parts.scheme or "http"
-    port = parts.port or (DEFAULT_PORT if not has_scheme else (443 if scheme == "https" else 80))
+    if scheme not in ("http", "https"):
+        raise BadHost(f"scheme {scheme!r}")
+    try:
+        explicit_port = parts.port
+    except ValueError as exc:  # "Port out of range 0-65535", "Port could not be cast …"
+        raise BadHost(str(exc)) from None
+    if explicit_port == 0:
+        raise BadHost("port 0")
+    port = explicit_port or (DEFAULT_PORT if not has_scheme else (443 if scheme == "https" else 80))
     host = parts.hostname or "127.0.0.1"
+    if not _HOSTNAME.match(host):
+        raise BadHost(f"host {host!r}")
     if host in ("0.0.0.0", "::", ""):
         host = "127.0.0.1"
     host = f"[{host}]" if ":" in host else host
@@ -101,41 +122,70 @@ def unit_exec_start(ctx: ProbeContext) -> str:
     return next((s for s in reversed(starts) if s), "")
 
 
-def server_process() -> dict[str, Any]:
-    """The running `ollama serve` process: pid, command line, environment if readable."""
-    try:
-        import psutil
-    except ImportError:
-        return {}
-    for proc in psutil.process_iter(["name", "cmdline"]):
-        cmd = proc.info.get("cmdline") or []
-        if (proc.info.get("name") or "").startswith("ollama") and "serve" in cmd:
-            out: dict[str, Any] = {"pid": proc.pid, "cmdline": cmd[:20]}
-            try:
-                env = proc.environ()
-                out["env"] = {k: v for k, v in env.items() if _relevant(k)}
-            except (psutil.Error, OSError):
-                out["env"] = None
-            return out
+def _nul_list(text: str | None) -> list[str]:
+    return [p for p in (text or "").split("\0") if p]
+
+
+def _parent(ctx: ProbeContext, pid: str) -> tuple[int | None, str]:
+    """(ppid, parent's command name) from /proc/<pid>/stat and the parent's comm."""
+    stat = ctx.read(f"/proc/{pid}/stat") or ""
+    fields = stat.rsplit(")", 1)[-1].split()
+    if len(fields) < 2 or not fields[1].isdigit():
+        return None, ""
+    ppid = int(fields[1])
+    return ppid, (ctx.read(f"/proc/{ppid}/comm") or "").strip()
+
+
+def server_process(ctx: ProbeContext) -> dict[str, Any]:
+    """The running `ollama serve` process: pid, command line, who started it, its environment
+    (None when this user may not read it). Read from /proc, so a faked tree works too."""
+    for pid in ctx.listdir("/proc"):
+        if not pid.isdigit() or not (ctx.read(f"/proc/{pid}/comm") or "").startswith("ollama"):
+            continue
+        cmd = _nul_list(ctx.read(f"/proc/{pid}/cmdline"))
+        if "serve" not in cmd and "start" not in cmd:
+            continue
+        ppid, parent = _parent(ctx, pid)
+        environ = ctx.read(f"/proc/{pid}/environ")
+        env = None
+        if environ is not None:
+            pairs = (item.partition("=") for item in _nul_list(environ))
+            env = {k: v for k, _, v in pairs if relevant(k)}
+        return {"pid": int(pid), "cmdline": cmd[:20], "ppid": ppid, "parent": parent, "env": env}
     return {}
 
 
-def _relevant(key: str) -> bool:
-    return key.startswith(("OLLAMA_", "CUDA_", "HIP_", "ROCR_", "GGML_", "HSA_", "GPU_DEVICE"))
+_EXACT = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "GGML_VK_VISIBLE_DEVICES")
+
+
+def relevant(key: str) -> bool:
+    """Variables that configure Ollama: OLLAMA_*, the ROCm/HSA/HIP ones and the device masks.
+
+    Ollama's envconfig reads these (docs/gpu.mdx: CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+    HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, GGML_VK_VISIBLE_DEVICES, HSA_OVERRIDE_GFX_VERSION);
+    CUDA_HOME, CUDA_PATH and the like are not Ollama configuration.
+    """
+    return key.startswith(("OLLAMA_", "HSA_", "ROCR_", "HIP_")) or key in _EXACT
 
 
 def probe_ollama(ctx: ProbeContext) -> ProbeResult:
     """Server version and loaded models over HTTP, plus every place its settings can come from."""
-    url, origin = base_url(ctx.ollama_url, ctx.env.get("OLLAMA_HOST"))
     facts: dict[str, Any] = {
-        "url": url,
-        "url_source": origin,
+        "url": "",
+        "url_source": "",
         "binary": which("ollama", ctx.env),
-        "shell_env": {k: v for k, v in ctx.env.items() if _relevant(k)},
-        "unit_env": unit_environment(ctx),
+        "shell_env": {k: v for k, v in ctx.env.items() if relevant(k)},
+        "unit_env": {k: v for k, v in unit_environment(ctx).items() if relevant(k)},
         "unit_exec_start": unit_exec_start(ctx),
-        "server": server_process(),
+        "unit_file": any(ctx.exists(p) for p in _UNIT_FILES),
+        "server": server_process(ctx),
     }
+    try:
+        url, origin = base_url(ctx.ollama_url, ctx.env.get("OLLAMA_HOST"))
+    except BadHost as exc:
+        facts["bad_host"] = {"value": ctx.env.get("OLLAMA_HOST", ""), "problem": str(exc)}
+        return Failed("bad_host", str(exc)[:200], facts)
+    facts.update(url=url, url_source=origin)
     timeout = ctx.left(2.5)
     try:
         version = get_json(f"{url}/api/version", timeout)

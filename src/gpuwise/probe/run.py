@@ -2,7 +2,9 @@
 
 Children run in their own process group so that a hung tool (and anything it started) can be
 killed as a whole. Every live child is registered, so the collector can kill what is left when
-the overall deadline passes: a doctor run never outlives its ``--timeout``.
+the overall deadline passes: a doctor run never outlives its ``--timeout``. When the run is
+interrupted (Ctrl-C, SIGTERM) :func:`shutdown` kills every child and refuses new ones, so no
+probe child outlives gpuwise — not even one a probe thread starts a moment later.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from dataclasses import dataclass
 _OUTPUT_LIMIT = 4 * 1024 * 1024  # bytes kept from a child's stdout (nvidia-smi -q -x is ~100 KiB)
 _live: set[subprocess.Popen[bytes]] = set()
 _lock = threading.Lock()
+_closed = threading.Event()  # set by shutdown(): no new children may start
+_spawned = threading.Condition(_lock)  # notified when a Popen call in flight has returned
+_spawning = 0  # Popen calls in flight (their child may exist before Popen returns)
 
 
 @dataclass(frozen=True)
@@ -53,10 +58,20 @@ class CmdResult:
         return ""
 
 
+def search_path(env: Mapping[str, str] | None = None) -> str:
+    """The PATH to search (of `env` when given), with empty and relative entries dropped.
+
+    POSIX reads an empty PATH entry as the current directory; a tool found there is not "on
+    PATH" in any sense a user means, so it is never looked at (an empty PATH finds nothing).
+    """
+    raw = (env if env is not None else os.environ).get("PATH", os.defpath)
+    return os.pathsep.join(p for p in raw.split(os.pathsep) if p and os.path.isabs(p))
+
+
 def which(name: str, env: Mapping[str, str] | None = None) -> str | None:
     """Full path of `name` on PATH (the PATH of `env` when given), or None."""
-    path = (env or os.environ).get("PATH", os.defpath)
-    return shutil.which(name, path=path)
+    path = search_path(env)
+    return shutil.which(name, path=path) if path else None
 
 
 def run_cmd(
@@ -75,7 +90,13 @@ def run_cmd(
     exe = args[0] if os.sep in args[0] else which(args[0], env)
     if exe is None:
         return CmdResult(args, found=False)
+    global _spawning
+    with _lock:
+        if _closed.is_set():
+            return CmdResult(args, found=True, error="interrupted")
+        _spawning += 1
     start = time.monotonic()
+    proc: subprocess.Popen[bytes] | None = None
     try:
         proc = subprocess.Popen(
             (exe, *args[1:]),
@@ -89,14 +110,21 @@ def run_cmd(
         return CmdResult(args, found=False)
     except OSError as exc:
         return CmdResult(args, found=True, error=str(exc))
+    finally:
+        with _lock:
+            _spawning -= 1
+            if proc is not None:
+                _live.add(proc)
+            late = _closed.is_set()  # shutdown() ran while this child was being started
+            _spawned.notify_all()
+    if late:
+        _kill(proc)
     return _wait(proc, args, max(0.05, timeout_s), start)
 
 
 def _wait(
     proc: subprocess.Popen[bytes], args: tuple[str, ...], timeout_s: float, start: float
 ) -> CmdResult:
-    with _lock:
-        _live.add(proc)
     timed_out = False
     try:
         out, err = proc.communicate(timeout=timeout_s)
@@ -151,3 +179,21 @@ def kill_all() -> int:
     for proc in procs:
         _kill(proc)
     return len(procs)
+
+
+def shutdown(grace_s: float = 2.0) -> int:
+    """Interrupted: refuse new children from now on and kill every running one.
+
+    A child forked by a Popen call that has not returned yet is not in the registry; waiting
+    (briefly) for those calls matters because the interpreter may stop the thread that made
+    the call before it could register, or kill, its child.
+    """
+    with _lock:
+        _closed.set()
+        _spawned.wait_for(lambda: _spawning == 0, timeout=grace_s)
+    return kill_all()
+
+
+def reopen() -> None:
+    """Allow children again (for a second run in the same process, e.g. tests)."""
+    _closed.clear()

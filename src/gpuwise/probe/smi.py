@@ -34,6 +34,7 @@ _ERRORS = (
     ("insufficient permissions", "no_permission"),
     ("gpu is lost", "gpu_lost"),
     ("unable to determine the device handle", "gpu_lost"),
+    ("failed to initialize nvml: unknown error", "nvml_lost"),
     ("failed to initialize nvml", "nvml_init_failed"),
 )
 
@@ -216,7 +217,8 @@ def probe_nvidia_smi(ctx: ProbeContext) -> ProbeResult:
         return Failed("exec_error", res.error, facts)
     if res.rc != 0 or "<nvidia_smi_log" not in res.stdout:
         text = f"{res.stdout}\n{res.stderr}"
-        return Failed(classify_error(text), res.first_line() or f"exit {res.rc}", facts)
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()][:2]
+        return Failed(classify_error(text), " / ".join(lines)[:300] or f"exit {res.rc}", facts)
     try:
         return Found({**facts, **parse_nvidia_smi_xml(res.stdout)})
     except ValueError as exc:

@@ -66,7 +66,7 @@ def probe_system(ctx: ProbeContext) -> ProbeResult:
     have = {pm: which(pm if pm != "apt" else "apt-get", ctx.env) is not None for pm in _PMS}
     facts: dict[str, Any] = {
         "os": system,
-        "kernel": platform.release(),
+        "kernel": (ctx.read("/proc/sys/kernel/osrelease") or "").strip() or platform.release(),
         "machine": platform.machine(),
         "distro_id": os_release.get("ID", ""),
         "distro_version": os_release.get("VERSION_ID", ""),
@@ -79,7 +79,7 @@ def probe_system(ctx: ProbeContext) -> ProbeResult:
         "virtual_env": ctx.env.get("VIRTUAL_ENV", ""),
         "in_venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
         "user": ctx.env.get("USER") or ctx.env.get("USERNAME", ""),
-        "is_root": hasattr(os, "geteuid") and os.geteuid() == 0,
+        "is_root": _uid(ctx) == 0,
         "cuda_visible_devices": ctx.env.get("CUDA_VISIBLE_DEVICES"),
     }
     if system == "Darwin":
@@ -88,6 +88,14 @@ def probe_system(ctx: ProbeContext) -> ProbeResult:
 
 
 _PMS = ("apt", "dnf", "yum", "zypper", "pacman", "brew")
+
+
+def _uid(ctx: ProbeContext) -> int | None:
+    """This process's uid from /proc/self/status, else from the OS (None on Windows)."""
+    for line in (ctx.read("/proc/self/status") or "").splitlines():
+        if line.startswith("Uid:") and line.split()[1:2] and line.split()[1].isdigit():
+            return int(line.split()[1])
+    return os.geteuid() if hasattr(os, "geteuid") else None
 
 
 def _apple(ctx: ProbeContext) -> dict[str, Any]:

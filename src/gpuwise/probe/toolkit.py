@@ -12,7 +12,7 @@ from typing import Any
 
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.result import Found, Missing, ProbeResult
-from gpuwise.probe.run import run_cmd
+from gpuwise.probe.run import run_cmd, search_path
 
 _RELEASE = re.compile(r"release (\d+\.\d+)(?:, V(\d+\.\d+\.\d+))?")
 
@@ -24,12 +24,17 @@ def parse_nvcc_version(text: str) -> str:
 
 
 def nvcc_on_path(env: dict[str, str]) -> list[str]:
-    """Every nvcc executable on PATH, in PATH order, one per real file."""
+    """Every nvcc executable on PATH, in PATH order, one per real file.
+
+    Empty and relative PATH entries (which POSIX reads as the current directory) are skipped,
+    so an empty or unset PATH finds no nvcc.
+    """
     out: list[str] = []
     seen: set[str] = set()
-    for folder in env.get("PATH", "").split(os.pathsep):
-        candidate = os.path.join(folder, "nvcc") if folder else ""
-        if not candidate or not os.access(candidate, os.X_OK) or os.path.isdir(candidate):
+    path = search_path(env) if "PATH" in env else ""
+    for folder in path.split(os.pathsep) if path else []:
+        candidate = os.path.join(folder, "nvcc")
+        if not os.access(candidate, os.X_OK) or os.path.isdir(candidate):
             continue
         real = os.path.realpath(candidate)
         if real not in seen:
@@ -58,4 +63,6 @@ def probe_toolkit(ctx: ProbeContext) -> ProbeResult:
     }
     if not nvccs and not installed:
         return Missing("no_toolkit", facts=facts)
+    if not nvccs:
+        return Missing("not_on_path", facts=facts)  # installed, but no nvcc a build would find
     return Found(facts)

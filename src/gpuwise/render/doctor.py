@@ -1,4 +1,5 @@
-"""The report of `gpuwise doctor`: a summary table, then each finding with its fix."""
+"""The report of `gpuwise doctor`: a summary table, then each finding with its fix; for a pasted
+report also what was recognised, where each fact came from, and what is missing."""
 
 from __future__ import annotations
 
@@ -12,19 +13,39 @@ from gpuwise.i18n import t
 
 _STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "error": "bold red"}
 _STATUS_STYLE = {"found": "green", "missing": "dim", "failed": "red", "timeout": "yellow"}
+AREA_LABELS = {
+    "system": "doctor.row.system",
+    "wsl": "doctor.row.wsl",
+    "container": "doctor.row.container",
+    "nvidia_smi": "doctor.row.nvidia",
+    "kernel": "doctor.row.kernel",
+    "kmsg": "doctor.row.kmsg",
+    "toolkit": "doctor.row.toolkit",
+    "torch": "doctor.row.torch",
+    "amd": "doctor.row.amd",
+    "intel": "doctor.row.intel",
+    "ascend": "doctor.row.ascend",
+    "ollama": "doctor.row.ollama",
+    "nccl_smoke": "doctor.row.nccl",
+}
 
 
-def summary_table(rows: list[dict[str, str]]) -> Table:
-    """One row per probe: what, status, what it saw."""
-    table = Table(title=t("doctor.summary_title"), title_justify="left")
+def _status_cell(row: dict[str, Any]) -> Text:
+    """The row's verdict (its worst finding) when there is one, else what the probe saw."""
+    verdict = row.get("verdict")
+    if verdict:
+        return Text(t(f"doctor.level.{verdict}"), style=_STYLE.get(verdict, ""))
+    return Text(t(f"doctor.status.{row['status']}"), style=_STATUS_STYLE.get(row["status"], ""))
+
+
+def summary_table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
+    """One row per probe: what, verdict, what it saw."""
+    table = Table(title=title or t("doctor.summary_title"), title_justify="left")
     table.add_column(t("doctor.col_check"))
     table.add_column(t("doctor.col_status"))
     table.add_column(t("doctor.col_seen"), overflow="fold")
     for row in rows:
-        status = Text(
-            t(f"doctor.status.{row['status']}"), style=_STATUS_STYLE.get(row["status"], "")
-        )
-        table.add_row(row["label"], status, row["value"])
+        table.add_row(row["label"], _status_cell(row), row["value"])
     return table
 
 
@@ -42,9 +63,37 @@ def render_finding(console: Console, f: dict[str, Any]) -> None:
         )
 
 
+def _render_paste(console: Console, paste: dict[str, Any]) -> None:
+    """What was recognised in the paste and which facts came from where."""
+    console.print(Text(t("doctor.paste.read"), style="bold"))
+    for area, blocks in sorted(paste["facts_from"].items()):
+        name = t(AREA_LABELS.get(area, "doctor.row.system")) if area in AREA_LABELS else area
+        console.print(
+            Text("  " + t("doctor.paste.facts_from", area=name, blocks="; ".join(blocks))),
+            soft_wrap=True,
+        )
+
+
+def _render_missing(console: Console, missing: list[dict[str, str]]) -> None:
+    if not missing:
+        return
+    console.print()
+    console.print(Text(t("doctor.paste.missing_title"), style="bold"))
+    for i, item in enumerate(missing):
+        what = t(f"doctor.paste.missing.{item['fact']}")
+        console.print(Text(f"  {what}:"), soft_wrap=True)
+        console.print(
+            Text(f"    {item['command']}", style="bold" if i == 0 else ""), soft_wrap=True
+        )
+
+
 def render_doctor(console: Console, report: dict[str, Any]) -> None:
-    """The whole report (the JSON shape of `gpuwise doctor --json`)."""
-    console.print(summary_table(report["summary"]))
+    """The whole report (the JSON shape of `gpuwise doctor --json` / `--from … --json`)."""
+    paste = report.get("paste")
+    title = t("doctor.paste.title") if paste else None
+    console.print(summary_table(report["summary"], title))
+    if paste:
+        _render_paste(console, paste)
     findings = report["findings"]
     n = {
         lvl: sum(1 for f in findings if f["level"] == lvl)
@@ -62,3 +111,5 @@ def render_doctor(console: Console, report: dict[str, Any]) -> None:
     for f in findings:
         console.print()
         render_finding(console, f)
+    if paste:
+        _render_missing(console, paste["missing"])
