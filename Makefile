@@ -27,6 +27,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/memory_accuracy.py
+	$(BIN)/python benchmarks/calibrate_speed.py --check
 	$(BIN)/python benchmarks/speed_accuracy.py
 	$(BIN)/python benchmarks/plan_speed.py
 

@@ -1,13 +1,19 @@
-"""Speed estimates against published measurements, beside llm-analysis where it can express them.
+"""Speed estimates against published measurements: leave-one-source-out first.
 
-Rows marked C are the cases the efficiency factors were fitted on (data/speed.toml
-`calibrated_on`); the summary gives medians for all cases and for the held-out rest.
+The headline is cross-validated: for each source (a page or thread that published numbers), the
+efficiencies are refitted on every other source (estimate/speed_fit.py) and that source's cases
+are predicted; the error is reported per metric and per card class (consumer, workstation,
+datacenter, apple, amd). "In-sample" is what the shipped data/speed_fitted.toml gives (fitted on
+every case). llm-analysis runs beside it where it can express a case (--no-peer skips it).
+
+    python benchmarks/speed_accuracy.py [--no-peer] [--rows]
 """
 
 from __future__ import annotations
 
 import statistics
 import sys
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +22,12 @@ from peers import gpu_job, model_job, run_llm_analysis
 
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
-from gpuwise.estimate.speed_cases import run_speed_case
+from gpuwise.estimate.speed_cases import PreparedCase, calibration_ids, predicted, prepare_case
 from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.speed_fit import leave_one_source_out
 
 CASES = Path(__file__).parent.parent / "tests" / "data" / "speed_cases.toml"
+CLASSES = ("consumer", "workstation", "datacenter", "apple", "amd")
 DTYPES = {
     "bf16": "w16a16e16",
     "fp16": "w16a16e16",
@@ -36,7 +44,12 @@ DTYPES = {
 def peer_job(cat: Any, c: dict[str, Any]) -> dict[str, Any] | None:
     """The llm-analysis job for a case, or None when it cannot express it."""
     m = cat.model(c.get("model_id") or c["model"])
-    if m.moe or m.mla or c["quant"] not in DTYPES or c["kind"] == "serving":
+    if (
+        m.moe
+        or m.mla
+        or c["quant"] not in DTYPES
+        or c["kind"] not in ("decode", "prefill", "train")
+    ):
         return None
     job = {
         "id": c["id"],
@@ -77,52 +90,87 @@ def peer_value(p: dict[str, Any], c: dict[str, Any]) -> float | None:
     return None
 
 
+def summary(errors: list[float]) -> str:
+    """n, median |error| and share within 25%."""
+    if not errors:
+        return f"{'—':>5} {'':>7} {'':>5}"
+    within = sum(e <= 0.25 for e in errors) / len(errors)
+    return f"{len(errors):5d} {statistics.median(errors):7.1%} {within:5.0%}"
+
+
 def main() -> None:
     cat = load_catalog()
     mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
-    cases = tomllib.loads(CASES.read_text(encoding="utf-8"))["case"]
-    active = [c for c in cases if "excluded" not in c]
+    raw = tomllib.loads(CASES.read_text(encoding="utf-8"))["case"]
+    active = [c for c in raw if "excluded" not in c]
+    cases = [prepare_case(cat, mc, c) for c in active]
+    loso = leave_one_source_out(cases, sc)
+    fitted_on = calibration_ids(sc)
     peer = (
         {}
         if "--no-peer" in sys.argv
         else run_llm_analysis([j for c in active if (j := peer_job(cat, c))])
     )
-    by_kind: dict[str, dict[str, list[float]]] = {}
+    table: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    sources: dict[tuple[str, str], set[str]] = defaultdict(set)
+    rows = []
+    for pc in cases:
+        shipped = predicted(pc, sc)
+        cv = (loso[pc.id] - pc.measured) / pc.measured
+        ins = (shipped - pc.measured) / pc.measured
+        pv = peer_value(peer.get(pc.id, {}), pc.case)
+        for key in ((pc.kind, "all"), (pc.kind, pc.card_class)):
+            table[key]["loso"].append(abs(cv))
+            table[key]["in"].append(abs(ins))
+            sources[key].add(pc.source)
+            if pv:
+                table[key]["peer"].append(abs((pv - pc.measured) / pc.measured))
+                table[key]["ours_on_peer"].append(abs(cv))
+        rows.append((pc, loso[pc.id], cv, ins, pv))
+    if "--rows" in sys.argv:
+        _print_rows(rows, fitted_on)
+    _print_summary(table, sources)
+
+
+def _print_rows(
+    rows: list[tuple[PreparedCase, float, float, float, float | None]], fitted: set[str]
+) -> None:
     print(
-        f"{'kind':7} {'case':50} {'measured':>10} {'gpuwise':>10} {'err':>8} "
-        f"{'llm-an.':>10} {'err':>8}"
+        f"{'kind':7} {'class':11} {'case':52} {'measured':>9} {'LOSO est':>9} {'LOSO':>7} "
+        f"{'in-sam.':>7} {'llm-an.':>7}"
     )
-    for c in active:
-        r = run_speed_case(cat, mc, sc, c)
-        group = by_kind.setdefault(r.kind, {"all": [], "held": [], "peer": [], "ours_on_peer": []})
-        group["all"].append(abs(r.error))
-        if not r.calibration:
-            group["held"].append(abs(r.error))
-        pv = peer_value(peer.get(c["id"], {}), c)
-        tail = f"{'—':>10} {'':>8}"
-        if pv:
-            perr = (pv - r.measured) / r.measured
-            group["peer"].append(abs(perr))
-            group["ours_on_peer"].append(abs(r.error))
-            tail = f"{pv:10.1f} {perr:+8.1%}"
-        mark = "C" if r.calibration else " "
+    for pc, est, cv, ins, pv in rows:
+        peer = f"{(pv - pc.measured) / pc.measured:+7.1%}" if pv else f"{'—':>7}"
+        mark = "" if pc.id in fitted else "*"
         print(
-            f"{r.kind:7} {mark}{c['id'][:49]:49} {r.measured:10.1f} {r.estimated:10.1f} "
-            f"{r.error:+8.1%} {tail}"
+            f"{pc.kind:7} {pc.card_class:11} {mark + pc.id[:51]:52} {pc.measured:9.1f} "
+            f"{est:9.1f} {cv:+7.1%} {ins:+7.1%} {peer}"
         )
-    print()
-    for kind, g in sorted(by_kind.items()):
-        line = (
-            f"{kind:8} n={len(g['all']):2}  median |error| all {statistics.median(g['all']):6.1%}"
-            f"  held-out {statistics.median(g['held']) if g['held'] else float('nan'):6.1%}"
-        )
-        if g["peer"]:
-            line += (
-                f"  | on {len(g['peer'])} peer-expressible: gpuwise "
-                f"{statistics.median(g['ours_on_peer']):6.1%}, llm-analysis "
-                f"{statistics.median(g['peer']):6.1%}"
+    print("(* not used by the shipped fit: validation only)\n")
+
+
+def _print_summary(
+    table: dict[tuple[str, str], dict[str, list[float]]], sources: dict[tuple[str, str], set[str]]
+) -> None:
+    print(
+        f"{'metric':8} {'class':11} {'srcs':>4} | {'LOSO: n':>7} {'median':>7} {'≤25%':>5} | "
+        f"{'in-sample':>9} | llm-analysis on the cases it can express"
+    )
+    for kind in ("decode", "prefill", "e2e", "serving", "train"):
+        for cls in ("all", *CLASSES):
+            g = table.get((kind, cls))
+            if not g:
+                continue
+            peer = ""
+            if g["peer"]:
+                peer = (
+                    f"n={len(g['peer'])}: gpuwise {statistics.median(g['ours_on_peer']):.1%}, "
+                    f"llm-analysis {statistics.median(g['peer']):.1%}"
+                )
+            print(
+                f"{kind:8} {cls:11} {len(sources[(kind, cls)]):4d} | {summary(g['loso'])} | "
+                f"{statistics.median(g['in']):9.1%} | {peer}"
             )
-        print(line)
 
 
 if __name__ == "__main__":

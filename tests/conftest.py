@@ -21,6 +21,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="gpuwise-tests-"))
 os.environ["GPUWISE_CONFIG_DIR"] = str(_SESSION_HOME / "config")
 os.environ["GPUWISE_CACHE_DIR"] = str(_SESSION_HOME / "cache")
+os.environ["GPUWISE_STATE_DIR"] = str(_SESSION_HOME / "state")  # record runs, supervise journal
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +29,8 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[No
     """Never read or write the real user config/cache; fixed width, no colour, English default."""
     monkeypatch.setenv("GPUWISE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("GPUWISE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GPUWISE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("GPUWISE_SYSFS_ROOT", str(tmp_path / "sys"))  # no real DMI: no real cloud
     monkeypatch.setenv("COLUMNS", "120")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("GPUWISE_LANG", raising=False)

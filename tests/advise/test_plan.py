@@ -156,7 +156,7 @@ def test_nothing_fits_says_what_would(cli) -> None:  # type: ignore[no-untyped-d
         ("workload: {kind: train, model: qwen2.5:7b}\nmonths: lots\n", "months"),
         ("months: 6\n", "workload"),
         (
-            "workload: {kind: train, model: qwen2.5:7b}\nbudget: {amount: 5, currency: EUR}\n",
+            "workload: {kind: train, model: qwen2.5:7b}\nbudget: {amount: 5, currency: GBP}\n",
             "budget.currency",
         ),
         ("workload: [1, 2\n", "YAML"),

@@ -48,7 +48,7 @@ def test_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
         assert sum(o["items"].values()) == pytest.approx(o["total"], abs=0.005)
         assert o["monthly"] == pytest.approx(o["total"] / 24, abs=0.01)
         for p in o["prices"]:
-            assert p["date"] and isinstance(p["stale"], bool)
+            assert isinstance(p["stale"], bool) and p["undated"] is (p["date"] is None)
     own = _opt(data, "own:")
     assert own["break_even"] is None and own["items"]["cards"] == 30000
     assert own["items"]["resale"] < 0 and own["psu_w"] >= 1000

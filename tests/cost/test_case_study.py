@@ -33,7 +33,7 @@ def test_two_4090s_cost_about_30000_yuan(cat: Catalog, cny: Context) -> None:
     own, _ = _options(cat, cny)
     cost = own_cost(own.spec, busy_hours_per_month(OCCASIONAL_HOURS_PER_DAY), OCCASIONAL_MONTHS)
     assert cost.items["cards"] == 30_000
-    assert own.spec.count == 2 and own.platform == "consumer"
+    assert own.spec.count == 2 and own.platform == "desktop"
 
 
 def test_occasional_use_renting_wins(cat: Catalog, cny: Context) -> None:

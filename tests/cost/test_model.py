@@ -188,7 +188,7 @@ def test_stale_after_180_days() -> None:
     today = dt.date(2026, 12, 2)
     assert not is_stale(today - dt.timedelta(days=180), today)
     assert is_stale(today - dt.timedelta(days=181), today)
-    assert is_stale(None, today)
+    assert not is_stale(None, today)  # undated is "date unknown" (PriceRef.undated), not stale
 
 
 def test_busy_hours_per_month() -> None:

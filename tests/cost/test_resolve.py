@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from gpuwise.catalog import Catalog
@@ -24,13 +26,13 @@ from .conftest import TODAY
 
 def test_4090_build_uses_consumer_host_and_a_big_enough_psu(cat: Catalog, usd: Context) -> None:
     one = resolve_own(cat, usd, "4090", 1)
-    assert one.platform == "consumer"
+    assert one.platform == "desktop"
     assert one.psu_w is not None and one.psu_w >= 1000  # the guide's ≥ 1000 W for one 4090
     two = resolve_own(cat, usd, "rtx-4090", 2)
     assert two.psu_w is not None and two.psu_w > one.psu_w
     assert any(pid.startswith("psu-") for pid, _ in two.host_parts)
     assert two.spec.host_price == pytest.approx(sum(p for _, p in two.host_parts))
-    assert "cooling" in two.spec.unpriced_host  # no dated AM5 cooler price: unpriced, not free
+    assert not two.spec.unpriced_host  # every desktop part has a dated price
 
 
 def test_card_limits_per_host(cat: Catalog, usd: Context) -> None:
@@ -41,7 +43,14 @@ def test_card_limits_per_host(cat: Catalog, usd: Context) -> None:
         "workstation"
     )
     server = resolve_own(cat, usd, "h100-sxm", 8)
-    assert server.platform == "server" and server.spec.host_price is None
+    # the H100 SXM price is a whole server's divided by 8: the host is already in it
+    assert server.platform == "server-hgx" and server.spec.host_price == 0.0
+    assert any(n.key == "cost.note_host_in_price" for n in server.notes)
+    pcie = resolve_own(cat, usd, "l40s", 8)
+    assert pcie.platform == "server-pcie"  # passive cards never go in a desktop case
+    # no dated barebone price: the host is estimated from the cards (Epoch AI's ratio)
+    assert pcie.spec.host_price and pcie.spec.host_price > 0 and not pcie.spec.unpriced_host
+    assert any(n.key == "cost.note_host_estimated" for n in pcie.notes)
     with pytest.raises(UserError):
         resolve_own(cat, usd, "rtx-4090", 0)
 
@@ -78,8 +87,9 @@ def test_prices_carry_dates_and_stale_flags(cat: Catalog, cny: Context) -> None:
     assert tariff.date is not None and tariff.stale  # the 2012 Beijing residential rate
     rent = resolve_rent(cat, cny, "compshare:RTX 4090 24G ×1:monthly")
     offer = rent.prices[0]
-    assert offer.date == TODAY and not offer.stale
-    assert all(p.date is not None for p in (*own.prices, *rent.prices))
+    # dated by the docs commit that stored the price (2026-05-13), read 2026-12-02: stale
+    assert offer.date == dt.date(2026, 5, 13) and offer.retrieved == TODAY and offer.stale
+    assert all(p.date is not None or p.undated for p in (*own.prices, *rent.prices))
 
 
 def test_tariff_pue_and_maintenance_options(cat: Catalog, usd: Context) -> None:

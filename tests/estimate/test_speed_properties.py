@@ -88,13 +88,13 @@ def test_measured_efficiency_override_changes_speed(tmp_path, monkeypatch) -> No
     """A user's measured number replaces the catalog's fraction (issue 4: overridable)."""
     from gpuwise.catalog import catalog as catalog_module
 
+    base = SC.decode_fraction("llama.cpp", "gddr")
     folder = tmp_path / "config" / "catalog"
     folder.mkdir(parents=True)
     (folder / "mine.toml").write_text(
         '[sources.my-bench]\nurl = "https://example.org/my-llama-bench"\n'
-        'retrieved = 2026-12-01\n\n[[engine_efficiency]]\nengine = "llama.cpp"\n'
-        'backend = "cuda"\ndecode_bandwidth_fraction = 0.45\nprefill_flops_fraction = 1.1\n'
-        'source = "my-bench"\n',
+        'retrieved = 2026-12-01\n\n[[decode_efficiency]]\nengine = "llama.cpp"\n'
+        'memory = "gddr"\nbandwidth_fraction = 0.45\nsource = "my-bench"\n',
         encoding="utf-8",
     )
     catalog_module._loaded.clear()
@@ -102,9 +102,17 @@ def test_measured_efficiency_override_changes_speed(tmp_path, monkeypatch) -> No
 
     cat = fresh()
     sc = SpeedConstants.from_catalog(cat)
-    assert sc.engine("llama.cpp", "cuda").decode_bandwidth_fraction == 0.45
-    assert len([e for e in sc.engines if e.engine == "llama.cpp" and e.backend == "cuda"]) == 1
-    assert sc.engine("llama.cpp", "cuda").decode_overhead_ms_per_layer > 0  # merged, not replaced
+    mine = sc.decode_fraction("llama.cpp", "gddr")
+    assert mine.bandwidth_fraction == 0.45 and mine.bandwidth_fraction != base.bandwidth_fraction
+    assert len([d for d in sc.decode if d.engine == "llama.cpp" and d.memory == "gddr"]) == 1
+    assert mine.calibrated_on == base.calibrated_on  # merged over the fitted entry, not replaced
+    r = resolve(
+        MemoryRequest(model=cat.model("llama-3.1-8b"), quant="q4_k_m", engine="llama.cpp"), MC
+    )
+    gpu = cat.gpu_by_id("rtx-4090")
+    slow = inference_speed(r, sc, SpeedInputs(gpu=gpu)).decode_tokens_per_s or 0
+    fast = inference_speed(r, SC, SpeedInputs(gpu=gpu)).decode_tokens_per_s or 0
+    assert slow < fast
 
 
 def test_zero_bandwidth_override_is_rejected(tmp_path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -1,26 +1,34 @@
-"""Every hardware option a scenario could use: GPUs to buy (1/2/4/8) and cloud offers by billing.
+"""Every hardware option a scenario could use: cards to buy (1/2/4/8) and cloud offers by billing.
 
-Options the scenario rules out (data may not leave, domestic hardware only, region) are kept
-aside with the rule that dropped them, so the report can say why they are missing.
+Options the scenario or the market rules out are kept aside with the rule that dropped them, so
+the report can say why they are missing: data may not leave, domestic hardware only, the region,
+chips that are only rented (TPU, Trainium), cards a buyer in China cannot buy new under export
+rules, and spot capacity for a job that cannot take interruptions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpuwise.advise.regions import offer_in_region
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
+from gpuwise.catalog.schema_advise import Region
 from gpuwise.catalog.schema_cloud import Offer, Provider
 
-COUNTS = (1, 2, 4, 8)
+CARD_COUNTS = (1, 2, 4, 8)
 DOMESTIC_VENDORS = ("huawei",)
 """Vendors that satisfy a 国产化 requirement (Huawei Ascend in this catalog)."""
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to get the hardware: own `count` × `gpu`, or rent `offer` in `billing` mode."""
+    """One way to get the hardware: own `cards` × `gpu`, or rent `offer` in `billing` mode.
+
+    `count` is the number of devices the job runs on (a multi-chip card such as the Atlas
+    300I Duo holds two); `cards` is what is bought or rented.
+    """
 
     kind: str
     gpu: Gpu
@@ -30,13 +38,14 @@ class Candidate:
     billing: str | None = None
     already_owned: bool = False
     unpriced_card: bool = False
+    cards: int = 0
 
     @property
     def label(self) -> str:
         """Human-readable id: 'own:rtx-4090×2' or 'aliyun:ecs.gn7i:spot'."""
         if self.offer and self.provider:
             return f"{self.provider.id}:{self.offer.instance}:{self.billing}"
-        return f"own:{self.gpu.id}×{self.count}"
+        return f"own:{self.gpu.id}×{self.cards or self.count}"
 
 
 @dataclass
@@ -45,61 +54,122 @@ class CandidateSet:
 
     items: list[Candidate] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, list[str]] = field(default_factory=dict)
 
-    def drop(self, rule: str) -> None:
-        """Count an option removed by `rule`."""
+    def drop(self, rule: str, example: str = "") -> None:
+        """Count an option removed by `rule` (keeping a few names to show)."""
         self.dropped[rule] = self.dropped.get(rule, 0) + 1
+        names = self.examples.setdefault(rule, [])
+        if example and example not in names and len(names) < 4:
+            names.append(example)
 
 
-def _region_ok(s: Scenario, provider: Provider, offer: Offer) -> bool:
-    region = s.region.lower()
-    if region in ("any", ""):
-        return True
-    if region in ("cn", "global"):
-        return provider.region_kind == region
-    return provider.id == region or any(region in r.lower() for r in offer.regions)
+def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> bool:
+    """Whether the scenario may buy this card new (the rule that stops it is recorded)."""
+    if s.domestic_only and gpu.vendor not in DOMESTIC_VENDORS:
+        out.drop("domestic-only")
+        return False
+    if gpu.rent_only:
+        out.drop("rent-only-hardware", gpu.id)
+        return False
+    if buyer and buyer in gpu.export_restricted_in:
+        out.drop("export-restricted", gpu.id)
+        return False
+    return True
 
 
-def _own(cat: Catalog, s: Scenario, out: CandidateSet) -> None:
-    owned = {o.gpu: o.count for o in s.owns}
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet) -> None:
     for gpu in cat.gpus:
-        if s.domestic_only and gpu.vendor not in DOMESTIC_VENDORS:
-            out.drop("domestic-only")
+        if not _buyable(s, gpu, buyer, out):
             continue
-        for count in COUNTS:
-            if count > min(gpu.max_per_host, s.max_gpus):
+        most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
+        for cards in CARD_COUNTS:
+            devices = cards * gpu.devices_per_card
+            if cards > most or devices > s.max_gpus:
                 break
-            out.items.append(Candidate("own", gpu, count, unpriced_card=not gpu.prices))
-    for name, count in owned.items():
-        gpu = cat.gpu(name)
-        out.items.append(Candidate("own", gpu, count, already_owned=True))
+            out.items.append(
+                Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards)
+            )
+    for owned in s.owns:
+        gpu = cat.gpu(owned.gpu)
+        devices = owned.count * gpu.devices_per_card
+        out.items.append(Candidate("own", gpu, devices, already_owned=True, cards=owned.count))
 
 
-def _rent(cat: Catalog, s: Scenario, out: CandidateSet) -> None:
+def _offer_ok(
+    s: Scenario,
+    region: Region | None,
+    provider: Provider,
+    offer: Offer,
+    gpu: Gpu,
+    out: CandidateSet,
+) -> bool:
+    if not s.data_may_leave:
+        out.drop("data-stays-on-premises")
+        return False
+    if s.domestic_only and gpu.vendor not in DOMESTIC_VENDORS:
+        out.drop("domestic-only")
+        return False
+    if region is not None and not offer_in_region(region, provider, offer):
+        out.drop("region", provider.id)
+        return False
+    return offer_devices(offer, gpu) <= s.max_gpus
+
+
+def offer_devices(offer: Offer, gpu: Gpu) -> int:
+    """Devices an offer gives when rented as sold (whole nodes where it is sold per node)."""
+    gpus = offer.node_gpus or offer.gpu_count
+    return max(1, int(gpus)) * gpu.devices_per_card
+
+
+def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -> None:
+    spot_ok = s.spot_allowed()
+    gpus = {g.id: g for g in cat.gpus}
+    eligible = []
     for offer in cat.offers:
         provider = cat.providers.get(offer.provider)
-        if provider is None:
+        if provider is None or offer.gpu_count < 1:
             continue
-        if not s.data_may_leave:
-            out.drop("data-stays-on-premises")
-            continue
-        gpu = cat.gpu_by_id(offer.gpu)
-        if s.domestic_only and gpu.vendor not in DOMESTIC_VENDORS:
-            out.drop("domestic-only")
-            continue
-        if not _region_ok(s, provider, offer) or offer.gpu_count < 1:
-            continue
-        if offer.gpu_count > s.max_gpus:
-            continue
+        gpu = gpus[offer.gpu]
+        if _offer_ok(s, region, provider, offer, gpu, out):
+            eligible.append((offer, provider, gpu))
+    for offer, provider, gpu in _cheapest_per_configuration(eligible, out):
         for price in offer.prices:
+            if price.billing == "spot" and not spot_ok:
+                out.drop("spot-not-for-this-job", f"{provider.id}:{offer.instance}")
+                continue
+            count = offer_devices(offer, gpu)
             out.items.append(
-                Candidate("rent", gpu, int(offer.gpu_count), offer, provider, price.billing)
+                Candidate("rent", gpu, count, offer, provider, price.billing, cards=count)
             )
 
 
-def candidates(cat: Catalog, s: Scenario) -> CandidateSet:
+Eligible = tuple[Offer, Provider, Gpu]
+
+
+def _cheapest_per_configuration(offers: list[Eligible], out: CandidateSet) -> list[Eligible]:
+    """The offers worth pricing: when a provider sells the same configuration (GPU, count,
+    node, vCPU, RAM) in several places of the scenario's region, only the cheapest in a billing
+    mode can win, so the others are dropped as "same-offer-dearer" before the search (a
+    refreshed price feed lists one instance in dozens of regions; pricing each would make the
+    plan slow without changing its answer)."""
+    best: dict[tuple[object, ...], tuple[float, int]] = {}
+    for i, (offer, _, _) in enumerate(offers):
+        config = (offer.provider, offer.gpu, offer.gpu_count, offer.node_gpus, offer.vcpu)
+        for p in offer.prices:
+            key = (*config, offer.ram_gb, p.billing)
+            if key not in best or p.per_hour < best[key][0]:
+                best[key] = (p.per_hour, i)
+    winners = {i for _, i in best.values()}
+    for i, (offer, _, _) in enumerate(offers):
+        if i not in winners:
+            out.drop("same-offer-dearer", f"{offer.provider}:{offer.instance}")
+    return [e for i, e in enumerate(offers) if i in winners]
+
+
+def candidates(cat: Catalog, s: Scenario, region: Region | None, buyer: str | None) -> CandidateSet:
     """All own and rent options the scenario allows."""
     out = CandidateSet()
-    _own(cat, s, out)
-    _rent(cat, s, out)
+    _own(cat, s, buyer, out)
+    _rent(cat, s, region, out)
     return out

@@ -1,9 +1,15 @@
-"""Price and time one candidate for the scenario: size the job, count the hours, cost them."""
+"""Price and time one candidate for the scenario, and check it against the scenario's limits.
+
+Three outcomes per option: it breaks a limit (a blocker: over budget, past the deadline, too
+slow), a limit cannot be checked because a number is missing (unchecked: a card with no price
+against a budget, a speed the catalog cannot estimate against a target or a deadline), or it
+passes. Only options that pass are ranked; the unchecked are listed apart, never as winners.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
@@ -11,14 +17,18 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sizing import Sized
 from gpuwise.catalog import Catalog
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
-from gpuwise.cost.model import busy_hours_per_month
+from gpuwise.cost.model import PriceRef, busy_hours_per_month
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
 from gpuwise.errors import UserError
+
+Fired = tuple[str, dict[str, Any]]
+CAPEX_ITEMS = {"cards", "host", "compute"}
+"""Items without which a total is only a floor: the hardware, or the instance itself."""
 
 
 @dataclass
 class Option:
-    """A priced, timed candidate and what makes it risky or infeasible."""
+    """A priced, timed candidate and what makes it risky, unchecked or infeasible."""
 
     candidate: Candidate
     sized: Sized
@@ -29,15 +39,39 @@ class Option:
     own_spec: OwnSpec | None = None
     rent_spec: RentSpec | None = None
     usage: RentUsage | None = None
-    risks: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)
-    blockers: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    risks: list[Fired] = field(default_factory=list)
+    rules: list[Fired] = field(default_factory=list)
+    blockers: list[Fired] = field(default_factory=list)
+    unchecked: list[Fired] = field(default_factory=list)
     pareto: bool = False
+    platform: str | None = None
+    prices: tuple[PriceRef, ...] = ()
+    """The dated prices the option rests on (published date, retrieved date, origin)."""
+
+    @property
+    def undated_prices(self) -> int:
+        """Prices whose source states no date ("date unknown"); the user's own values excluded."""
+        return sum(p.undated and p.origin != "user" for p in self.prices)
+
+    @property
+    def user_quote(self) -> bool:
+        """The instance price is the user's own quote (an override file), not a public one."""
+        return any(p.origin == "user" and p.label.startswith("offer:") for p in self.prices)
 
     @property
     def feasible(self) -> bool:
         """No hard constraint broken (budget, deadline, throughput, framework)."""
         return not self.blockers
+
+    @property
+    def checked(self) -> bool:
+        """Every limit the scenario sets could be checked for this option."""
+        return not self.unchecked
+
+
+def incomplete_capex(o: Option) -> bool:
+    """The card, host or instance has no price: the total is a floor, not a cost to rank by."""
+    return bool(CAPEX_ITEMS & set(o.cost.unpriced))
 
 
 def usage_hours(s: Scenario, sized: Sized) -> tuple[float, float | None]:
@@ -62,57 +96,86 @@ def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
 
 
 def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -> Option | None:
-    """Cost the candidate over the project; None when the catalog cannot price it."""
+    """Cost the candidate over the project; None when the catalog cannot build or price it."""
     busy, run_hours = usage_hours(s, sized)
     try:
         if c.kind == "own":
-            own = resolve_own(cat, ctx, c.gpu.id, c.count, _own_options(s, c))
+            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.count, own_options(s, c))
             cost = own_cost(own.spec, busy, s.months)
-            if c.unpriced_card:  # counted as unpriced, never as free
-                cost = replace(cost, unpriced=("cards", *cost.unpriced))
+            if c.unpriced_card and not c.already_owned:  # unpriced, never free
+                cost = CostOption(
+                    cost.label,
+                    cost.kind,
+                    cost.currency,
+                    cost.months,
+                    {k: v for k, v in cost.items.items() if k != "cards"},
+                    ("cards", *cost.unpriced),
+                    cost.details,
+                )
             stale = sum(p.stale for p in own.prices)
-            return Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
+            option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
+            option.platform = own.platform
+            option.prices = own.prices
+            return option
         assert c.provider and c.offer
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
         usage = rent_usage(s, sized)
         cost = rent_cost(rent.spec, busy, s.months, usage)
         stale = sum(p.stale for p in rent.prices[:1])
-        return Option(c, sized, cost, busy, run_hours, stale, rent_spec=rent.spec, usage=usage)
+        option = Option(c, sized, cost, busy, run_hours, stale, rent_spec=rent.spec, usage=usage)
+        option.prices = rent.prices[:1]
+        return option
     except UserError:
         return None
 
 
-def _own_options(s: Scenario, c: Candidate) -> OwnOptions | None:
-    """Owned hardware is sunk cost; an existing PC takes one consumer card without a new host."""
+def own_options(s: Scenario, c: Candidate) -> OwnOptions:
+    """What the scenario says about owning: cards it already has, a host it has or has priced.
+
+    An existing PC takes one actively cooled consumer card without a new host (`owns_host`).
+    """
     if c.already_owned:
-        return OwnOptions(card_price=0.0, host_price=0.0)
-    host = 0.0 if s.owns_host and c.count == 1 and c.gpu.gpu_class == "consumer" else None
+        return OwnOptions(owned=True)
+    host: float | None = s.host_price
+    single_consumer = c.cards == 1 and c.gpu.gpu_class == "consumer" and c.gpu.cooling == "active"
+    if s.owns_host and single_consumer:
+        host = 0.0
     card = 0.0 if c.unpriced_card else None
-    if host is None and card is None:
-        return None
     return OwnOptions(card_price=card, host_price=host)
 
 
+def _spend(s: Scenario, o: Option) -> float:
+    return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
+
+
 def check_constraints(s: Scenario, o: Option, budget_in_ctx: float | None) -> None:
-    """Hard limits: budget, deadline, throughput target (reasons kept for the report)."""
+    """Hard limits: budget, deadline, throughput target, hours in a month.
+
+    A limit that needs a number the catalog lacks is recorded as unchecked, not passed; a priced
+    part that alone breaks the budget still blocks.
+    """
     w = s.workload
     if budget_in_ctx is not None and s.budget is not None:
-        spend = o.cost.monthly if s.budget.per == "month" else o.cost.total
+        spend = _spend(s, o)
         if spend > budget_in_ctx:
             o.blockers.append(("plan.block_budget", {"spend": spend, "budget": budget_in_ctx}))
+        elif incomplete_capex(o):
+            missing = sorted(CAPEX_ITEMS & set(o.cost.unpriced))
+            o.unchecked.append(("plan.unchecked_budget", {"item_ids": tuple(missing)}))
+    timed = w.kind == "train" and w.train_tokens() > 0
+    if timed and not o.sized.speed_known:
+        o.unchecked.append(("plan.unchecked_hours", {"gpu": o.candidate.gpu.id}))
     if s.deadline_days and o.time_hours and o.time_hours > s.deadline_days * 24:
         o.blockers.append(("plan.block_deadline", {"hours": o.time_hours, "days": s.deadline_days}))
-    if (
-        w.kind != "train"
-        and w.target_tokens_per_s
-        and o.sized.speed_known
-        and o.sized.tokens_per_s < w.target_tokens_per_s
-    ):
-        o.blockers.append(
-            (
-                "plan.block_throughput",
-                {"tps": o.sized.tokens_per_s, "target": w.target_tokens_per_s},
+    if w.kind != "train" and w.target_tokens_per_s:
+        if not o.sized.speed_known:
+            o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
+        elif o.sized.tokens_per_s < w.target_tokens_per_s:
+            o.blockers.append(
+                (
+                    "plan.block_throughput",
+                    {"tps": o.sized.tokens_per_s, "target": w.target_tokens_per_s},
+                )
             )
-        )
     if o.busy_hours_per_month > 730:
         o.blockers.append(("plan.block_hours", {"hours": o.busy_hours_per_month}))

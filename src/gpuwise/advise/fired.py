@@ -8,13 +8,13 @@ from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
-from gpuwise.i18n import t
+from gpuwise.i18n import get_lang, t
 
 if TYPE_CHECKING:
     from gpuwise.advise.plan import Plan
 
 Fired = tuple[str, dict[str, Any]]
-SYMBOL = {"CNY": "¥", "USD": "$"}
+SYMBOL = {"CNY": "¥", "USD": "$", "EUR": "€"}
 
 
 def money(amount: float, currency: str) -> str:
@@ -23,8 +23,14 @@ def money(amount: float, currency: str) -> str:
 
 
 def _label(o: Option) -> str:
+    """An option as people read it: 'rtx-4090×2', or '算家云 RTX 4090 ×1 (按量) (rtx-4090×1)'."""
     c = o.candidate
-    return f"{c.gpu.id}×{c.count}" if c.kind == "own" else f"{c.label} ({c.gpu.id}×{c.count})"
+    if c.kind == "own":
+        return f"{c.gpu.id}×{c.cards or c.count}"
+    assert c.provider and c.offer
+    name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
+    billing = t(f"billing.{c.billing}")
+    return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.count})"
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
@@ -91,7 +97,11 @@ def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
                     "spot-discount",
                     {
                         "gpu": c.gpu.id,
-                        "provider": c.provider.id if c.provider else "",
+                        "provider": (
+                            c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
+                        )
+                        if c.provider
+                        else "",
                         "spot_pct": spot.per_hour / od.per_hour,
                         "rework_pct": rework,
                         "checkpoint_min": plan.scenario.checkpoint_min,
@@ -102,21 +112,28 @@ def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
 
 
 def _billing_rule(plan: Plan) -> list[Fired]:
-    """Monthly against hourly billing for the same offer, where the plan has both."""
+    """Monthly against hourly billing, for the best-ranked offer that has both modes.
+
+    Offers are taken in rank order, so the comparison is about a card the plan would use, not
+    the first offer in the catalog that happens to sell both ways.
+    """
     by_offer: dict[str, dict[str, Option]] = {}
-    for o in plan.options:
+    for o in plan.options + plan.infeasible:
         c = o.candidate
         if c.kind == "rent" and c.offer and c.provider and c.billing:
             by_offer.setdefault(f"{c.provider.id}:{c.offer.instance}", {})[c.billing] = o
-    for label, modes in by_offer.items():
+    for modes in by_offer.values():
         if "monthly" in modes and "on-demand" in modes:
             m, h = modes["monthly"], modes["on-demand"]
+            c = h.candidate
+            assert c.provider and c.offer
+            name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
             return [
                 (
                     "monthly-billing",
                     {
                         "busy_hours_per_month": h.busy_hours_per_month,
-                        "option": label,
+                        "option": f"{name} {c.offer.instance}",
                         "monthly_cost": money(m.cost.total, plan.currency),
                         "hourly_cost": money(h.cost.total, plan.currency),
                     },
@@ -125,35 +142,59 @@ def _billing_rule(plan: Plan) -> list[Fired]:
     return []
 
 
-def _option_rules(cat: Catalog, plan: Plan) -> list[Fired]:
-    """Rules the top options raise (PCIe-only multi-GPU, ROCm)."""
-    from gpuwise.advise.reasons import features_of
-
-    pcie = cat.extra("host_memory")[0].pcie_gbps_per_gen_x16
-    compile_rocm = features_of(cat).get(("rocm", "torch_compile"), "no")
+def _option_rules(plan: Plan) -> list[Fired]:
+    """The rules that shaped the top options, once each, with the first option's numbers."""
     out: list[Fired] = []
     seen: set[str] = set()
     for o in plan.options[:5]:
-        g = o.candidate.gpu
-        for rule in o.rules:
-            if rule in seen:
+        for rule, params in o.rules:
+            if rule in seen or rule in PER_OPTION_ONLY:
                 continue
             seen.add(rule)
-            out.append(
-                (
-                    rule,
-                    {
-                        "count": o.candidate.count,
-                        "gpu": g.id,
-                        "pcie_gen": g.pcie_gen,
-                        "strategy": o.sized.strategy,
-                        "option": _label(o),
-                        "link_gbps": pcie.get(str(g.pcie_gen), pcie["4"]),
-                        "torch_compile": compile_rocm,
-                    },
-                )
-            )
+            out.append((rule, {"option": _label(o), **params}))
     return out
+
+
+PER_OPTION_ONLY = ("sized-format", "micro-batch-fits", "requests-not-maxima", "spot-fits-the-job")
+"""Rules that describe one option's configuration: shown on the option, not on the plan."""
+
+
+def _dropped_rules(plan: Plan) -> list[Fired]:
+    """Why whole groups of options are missing: export rules, rent-only chips, spot, region."""
+    out: list[Fired] = []
+    ex, n = plan.dropped_examples, plan.dropped
+    for rule in ("export-restricted", "rent-only-hardware"):
+        if n.get(rule):
+            out.append(
+                (rule, {"cards": ", ".join(ex.get(rule, [])) + (" …" if n[rule] > 4 else "")})
+            )
+    if n.get("spot-not-for-this-job") and plan.scenario.workload.kind != "local":
+        out.append(("spot-not-for-this-job", {"count": n["spot-not-for-this-job"]}))
+    if n.get("region"):
+        out.append(("region", {"region": plan.scenario.region, "count": n["region"]}))
+    return out
+
+
+def _vram_rule(plan: Plan) -> list[Fired]:
+    """Cards that could not hold the job at all, beside the smallest configuration that does
+    (smallest in memory over all its devices, so counts of different sizes compare fairly)."""
+    fitted = [*plan.options, *plan.unchecked, *plan.infeasible]
+    if not plan.unfit or not fitted:
+        return []
+    smallest = min(fitted, key=lambda o: o.sized.memory.device_total_bytes * o.candidate.count)
+    cards = ", ".join(f"{g} ({mem:g} GB)" for g, mem in plan.unfit[:3])
+    total = smallest.sized.memory.device_total_bytes * smallest.candidate.count
+    return [
+        (
+            "vram-too-small",
+            {
+                "model": plan.scenario.workload.model,
+                "need_gib": total / 1024**3,
+                "option": _label(smallest),
+                "cards": cards + (" …" if len(plan.unfit) > 3 else ""),
+            },
+        )
+    ]
 
 
 def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
@@ -164,7 +205,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("data-stays-on-premises", {}))
     if s.domestic_only:
         out.append(("domestic-only", {}))
-    from gpuwise.advise.plan import incomplete_capex
+    from gpuwise.advise.evaluate import incomplete_capex
 
     def priced_own(options: list[Option]) -> Option | None:
         return next(
@@ -180,7 +221,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     )
     if other_own and other_rent and other_own.own_spec and other_rent.rent_spec:
         out.append(_buy_vs_rent(plan, other_own, other_rent))
-    if own and s.months <= 3:
+    if own and s.months <= 3 and "resale" in own.cost.items:
         capex = own.cost.items.get("cards", 0.0) + own.cost.items.get("host", 0.0)
         resale = -own.cost.items.get("resale", 0.0)
         out.append(
@@ -192,27 +233,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     if rent:
         out += _rent_rules(plan, rent)
     out += _billing_rule(plan)
-    if plan.unfit:
-        need = min(
-            (
-                o.sized.memory.device_total_bytes
-                for o in plan.options + plan.infeasible
-                if o.candidate.count == 1
-            ),
-            default=0,
-        )
-        gpu, have = plan.unfit[0]
-        out.append(
-            (
-                "vram-too-small",
-                {
-                    "model": s.workload.model,
-                    "need_gib": need / 1024**3,
-                    "gpu": gpu,
-                    "have_gib": have,
-                },
-            )
-        )
+    out += _vram_rule(plan)
     if s.workload.kind == "local" and plan.options and plan.options[0].sized.speed_known:
         best = plan.options[0]
         out.append(
@@ -238,12 +259,18 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
                 },
             )
         )
-    return out + _option_rules(cat, plan)
+    return out + _dropped_rules(plan) + _option_rules(plan)
 
 
 def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan) -> list[Fired]:
     """What would make a plan with no feasible option work."""
     out: list[Fired] = []
+    if plan.unchecked:
+        first = plan.unchecked[0]
+        from gpuwise.advise.reasons import message
+
+        missing = ", ".join(dict.fromkeys(message(k, p) for k, p in first.unchecked))
+        out.append(("plan.fix_unchecked", {"option": _label(first), "missing": missing}))
     if plan.infeasible:
         reasons = {key for o in plan.infeasible for key, _ in o.blockers}
         cheapest = plan.infeasible[0]
@@ -271,6 +298,8 @@ def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan) -> list[Fired]:
             out.append(("plan.fix_throughput", {}))
         if "plan.block_framework" in reasons:
             out.append(("plan.fix_framework", {}))
+        return out
+    if plan.unchecked:
         return out
     if s.workload.kind == "train" and s.workload.mode != "qlora":
         out.append(("plan.fix_qlora", {}))

@@ -1,11 +1,13 @@
 """`gpuwise plan`: rank every way to run the workload and answer the three questions.
 
-1. candidates (own 1/2/4/8 of each card, every cloud offer × billing mode) the scenario allows;
-2. the least-compressed configuration that fits each (estimate.memory), its speed
-   (estimate.speed) and hence its hours, its cost over the project (cost.*);
-3. constraints (budget, deadline, throughput, frameworks) and risks;
+1. candidates (own 1/2/4/8 of each card, every cloud offer × billing mode) the scenario and the
+   market allow (region, export rules, rent-only chips, spot only where the job can take it);
+2. the engine and the formats it runs on each card, the least-compressed configuration that
+   fits (estimate.memory), its speed (estimate.speed) and hence its hours, its cost (cost.*);
+3. limits (budget, deadline, throughput, frameworks): options that break one are infeasible,
+   options a missing number keeps from being checked are listed apart, never ranked;
 4. ranking by total cost with time as the second axis (the Pareto front is kept);
-5. the guide's rules that fired, with the numbers behind them.
+5. the guide's rules that fired, with the numbers behind them, on the plan and on each option.
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuwise.advise.candidates import candidates
-from gpuwise.advise.evaluate import Option, check_constraints, price
+from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
+from gpuwise.advise.engines import EngineChoice, choose_engine
+from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex, price
 from gpuwise.advise.reasons import features_of, option_risks
+from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Sized, size
+from gpuwise.advise.sizing import Defaults, Sized, size
 from gpuwise.catalog import Catalog
-from gpuwise.catalog.local import resolve_model
+from gpuwise.catalog.local import looks_like_path, resolve_model
+from gpuwise.catalog.ollama_tags import ollama_quant
+from gpuwise.catalog.schema import LlmModel
 from gpuwise.cost.compare import break_even
 from gpuwise.cost.model import DAYS_PER_MONTH
 from gpuwise.cost.resolve import Context, make_context
@@ -41,54 +47,95 @@ class Plan:
     answers: dict[str, Any]
     rules: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
+    dropped_examples: dict[str, list[str]] = field(default_factory=dict)
     suggestions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     unfit: list[tuple[str, float]] = field(default_factory=list)
+    refused: dict[str, list[str]] = field(default_factory=dict)
     set_aside: list[Option] = field(default_factory=list)
+    unchecked: list[Option] = field(default_factory=list)
+    assumptions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     currency: str = "CNY"
 
 
-def _sized_options(
-    cat: Catalog, s: Scenario, ctx: Context
-) -> tuple[list[Option], list[tuple[str, float]], dict[str, int]]:
-    """Size and price every candidate; remember the cards the job did not fit on."""
-    mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
-    model = resolve_model(cat, s.workload.model)
-    feats = features_of(cat)
-    cs = candidates(cat, s)
-    cache: dict[tuple[str, int], Sized | None] = {}
-    options: list[Option] = []
-    unfit: dict[str, float] = {}
-    for c in cs.items:
-        key = (c.gpu.id, c.count)
-        if key not in cache:
-            cache[key] = size(s, model, c.gpu, c.count, mc, sc, feats)
-        sized = cache[key]
-        if sized is None:
-            if c.count == 1:
-                unfit[c.gpu.id] = c.gpu.memory_gb
-            continue
-        option = price(cat, ctx, s, c, sized)
-        if option is not None:
-            option_risks(cat, s, option, feats)
-            options.append(option)
-    return options, sorted(unfit.items(), key=lambda kv: -kv[1]), cs.dropped
+@dataclass
+class Search:
+    """What sizing every candidate found: priced options, cards too small, formats refused."""
+
+    options: list[Option] = field(default_factory=list)
+    fitted: set[str] = field(default_factory=set)
+    tried: dict[str, float] = field(default_factory=dict)
+    refused: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _rank_key(o: Option) -> tuple[bool, bool, float, float, str]:
-    """Cheapest first; after every fully known option come those whose hardware price or
-    speed is unknown (a speed that cannot be checked against a target or deadline)."""
-    return (
-        incomplete_capex(o),
-        not o.sized.speed_known,
-        o.cost.total,
-        o.time_hours or 0.0,
-        o.candidate.label,
+def plan_defaults(cat: Catalog) -> Defaults:
+    """Request sizes a scenario may leave out, from the catalog's planner assumptions."""
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
+    return Defaults(
+        serve_prompt_tokens=int(values["serve_prompt_tokens"]),
+        chat_turn_prompt_tokens=int(values["chat_turn_prompt_tokens"]),
     )
 
 
-def incomplete_capex(o: Option) -> bool:
-    """The card or host has no price: its total is a floor, not a cost to rank by."""
-    return bool({"cards", "host"} & set(o.cost.unpriced))
+def workload_model(cat: Catalog, s: Scenario) -> tuple[LlmModel, str | None]:
+    """The model and, for an Ollama tag, the file format the tag names."""
+    name = s.workload.model
+    model = resolve_model(cat, name)
+    return model, None if looks_like_path(name) else ollama_quant(cat, name)
+
+
+def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
+    """Size and price every candidate once per (card, device count)."""
+    mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
+    model, tag_quant = workload_model(cat, s)
+    feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
+    choices: dict[str, EngineChoice] = {}
+    sized_cache: dict[tuple[str, int], Sized | None] = {}
+    out = Search()
+    for c in cs.items:
+        gpu = c.gpu
+        if gpu.id not in choices:
+            choices[gpu.id] = choose_engine(s, gpu, mc, rows, feats, tag_quant)
+        choice = choices[gpu.id]
+        if not choice.quants:
+            out.refused[gpu.id] = [q for q, _ in choice.refused]
+            continue
+        key = (gpu.id, c.count)
+        if key not in sized_cache:
+            sized_cache[key] = size(s, model, gpu, c.count, mc, sc, choice, defaults)
+        sized = sized_cache[key]
+        out.tried[gpu.id] = gpu.memory_gb
+        if sized is None:
+            continue
+        out.fitted.add(gpu.id)
+        option = price(cat, ctx, s, c, sized)
+        if option is not None:
+            option_risks(cat, s, option, feats, choice)
+            out.options.append(option)
+    return out
+
+
+def caveated(o: Option) -> bool:
+    """A framework or the chosen format runs on this card only partly (ROCm, CANN, XLA gaps,
+    experimental kernels): real work to make it go, on top of the price."""
+    return o.sized.support == "partial" or any(k == "risk.partial_support" for k, _ in o.risks)
+
+
+def _rank_key(s: Scenario) -> Any:
+    """Cheapest first, in tiers: every fully known, fully supported option before one whose
+    hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
+    capacity — before one that needs framework or kernel work (partial support)."""
+
+    def key(o: Option) -> tuple[bool, bool, bool, float, float, str]:
+        return (
+            incomplete_capex(o),
+            not o.sized.speed_known,
+            s.ops_capacity != "strong" and caveated(o),
+            o.cost.total,
+            o.time_hours or 0.0,
+            o.candidate.label,
+        )
+
+    return key
 
 
 def _pareto(options: list[Option]) -> None:
@@ -97,27 +144,26 @@ def _pareto(options: list[Option]) -> None:
     best_time = float("inf")
     for o in timed:
         t = o.time_hours if o.time_hours is not None else 0.0
-        if t < best_time:
+        if t < best_time and not incomplete_capex(o):
             o.pareto = True
             best_time = t
 
 
 def _answers(options: list[Option]) -> dict[str, Any]:
-    """buy_or_rent, vendor, card, cloud from the cheapest feasible options of each kind."""
-    own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
-    rent = next((o for o in options if o.candidate.kind == "rent"), None)
+    """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
+
+    'either' only compares two fully priced options; a floor is never called the cheapest.
+    """
     best = options[0] if options else None
     if best is None:
         return {"buy_or_rent": None, "vendor": None, "card": None, "cloud": None}
-    if (
-        own
-        and rent
-        and abs(own.cost.total - rent.cost.total)
-        <= EITHER_MARGIN * min(own.cost.total, rent.cost.total)
-    ):
-        verdict = "either"
-    else:
-        verdict = "buy" if best.candidate.kind == "own" else "rent"
+    own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
+    rent = next((o for o in options if o.candidate.kind == "rent"), None)
+    verdict = "buy" if best.candidate.kind == "own" else "rent"
+    if own and rent and not incomplete_capex(best):
+        gap = abs(own.cost.total - rent.cost.total)
+        if gap <= EITHER_MARGIN * min(own.cost.total, rent.cost.total):
+            verdict = "either"
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
         cloud = {
@@ -129,40 +175,61 @@ def _answers(options: list[Option]) -> dict[str, Any]:
         "buy_or_rent": verdict,
         "vendor": best.candidate.gpu.vendor,
         "card": best.candidate.gpu.id,
-        "count": best.candidate.count,
+        "count": best.candidate.cards or best.candidate.count,
         "cloud": cloud,
     }
+
+
+def _classify(
+    s: Scenario, options: list[Option], budget: float | None
+) -> tuple[list[Option], list[Option], list[Option]]:
+    """(ranked, unchecked, infeasible): passing, not checkable, breaking a limit."""
+    for o in options:
+        check_constraints(s, o, budget)
+    ranked = sorted((o for o in options if o.feasible and o.checked), key=_rank_key(s))
+    unchecked = sorted((o for o in options if o.feasible and not o.checked), key=_rank_key(s))
+    infeasible = sorted((o for o in options if not o.feasible), key=lambda o: o.cost.total)
+    return ranked, unchecked, infeasible
 
 
 def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | None = None) -> Plan:
     """Rank every option for the scenario (pure: the catalog and today come in)."""
     ctx = make_context(cat, s.currency, today, cny_per_usd)
-    options, unfit, dropped = _sized_options(cat, s, ctx)
+    region = find_region(cat, s.region)
+    buyer, assumed = buyer_of(region, ctx.currency)
+    cs = candidates(cat, s, region, buyer)
+    found = _search(cat, s, ctx, cs)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
-    for o in options:
-        check_constraints(s, o, budget)
-    feasible = sorted((o for o in options if o.feasible), key=_rank_key)
+    ranked, unchecked, infeasible = _classify(s, found.options, budget)
     set_aside: list[Option] = []
-    if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in feasible):
+    if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):
         # local chat runs on your own machine; the guide rents only when no card fits
-        set_aside = [o for o in feasible if o.candidate.kind == "rent"]
-        feasible = [o for o in feasible if o.candidate.kind == "own"]
-    infeasible = sorted((o for o in options if not o.feasible), key=lambda o: o.cost.total)
-    _pareto(feasible)
+        set_aside = [o for o in ranked if o.candidate.kind == "rent"]
+        ranked = [o for o in ranked if o.candidate.kind == "own"]
+    _pareto(ranked)
+    unfit = sorted(
+        ((g, mem) for g, mem in found.tried.items() if g not in found.fitted),
+        key=lambda kv: -kv[1],
+    )
     plan = Plan(
         s,
-        feasible,
+        ranked,
         infeasible,
-        _answers(feasible),
-        dropped=dropped,
+        _answers(ranked),
+        dropped=cs.dropped,
+        dropped_examples=cs.examples,
         unfit=unfit,
+        refused=found.refused,
         set_aside=set_aside,
+        unchecked=unchecked,
         currency=ctx.currency,
     )
+    if assumed:
+        plan.assumptions.append(("plan.assume_buyer_cn", {}))
     from gpuwise.advise.fired import fire_rules, suggest_fixes
 
     plan.rules = fire_rules(cat, plan, ctx)
-    if not feasible:
+    if not ranked:
         plan.suggestions = suggest_fixes(cat, s, plan)
     return plan
 
@@ -176,3 +243,6 @@ def break_even_of(own: Option, rent: Option, months: float) -> Any:
     """Break-even between an owning and a renting option at the owning option's use."""
     assert own.own_spec and rent.rent_spec and rent.usage
     return break_even(own.own_spec, rent.rent_spec, hours_per_day_of(own), months, rent.usage)
+
+
+__all__ = ["Candidate", "Plan", "incomplete_capex", "make_plan"]

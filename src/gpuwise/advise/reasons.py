@@ -1,16 +1,20 @@
-"""Risks of each option and the guide's rules that fired, with the numbers behind them."""
+"""Risks of each option and the rules that shaped it, with the numbers behind them."""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Any
 
+from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.estimate.memory import gpu_capacity_bytes
 
 Fired = tuple[str, dict[str, Any]]
+from gpuwise.advise.sizing import TIGHT_HEADROOM  # noqa: E402
+
+QUANTIZED_4BIT = ("int4-awq", "int4-gptq", "q4_k_m", "q4_0", "q3_k_m", "q2_k", "mlx-q4")
 
 
 def features_of(cat: Catalog) -> dict[tuple[str, str], str]:
@@ -23,12 +27,10 @@ def feature_notes(cat: Catalog) -> dict[tuple[str, str], tuple[str, str]]:
     return {(f.stack, f.feature): (f.note_en, f.note_zh) for f in cat.extra("feature")}
 
 
-def option_risks(cat: Catalog, s: Scenario, o: Option, feats: dict[tuple[str, str], str]) -> None:
-    """Fill the option's risks, framework blockers and option-level rules."""
-    c, g = o.candidate, o.candidate.gpu
-    stack = g.stack.names()[0] if g.stack.names() else "other"
+def _framework_checks(cat: Catalog, s: Scenario, o: Option, feats: dict[Any, str]) -> None:
+    stack = stack_of(o.candidate.gpu)
     notes = feature_notes(cat)
-    for feature in s.feature_names():
+    for feature in s.feature_names(o.sized.engine):
         support = feats.get((stack, feature), "no")
         if support == "no":
             o.blockers.append(("plan.block_framework", {"feature": feature, "stack": stack}))
@@ -40,40 +42,156 @@ def option_risks(cat: Catalog, s: Scenario, o: Option, feats: dict[tuple[str, st
                     {"feature": feature, "stack": stack, "note_en": en, "note_zh": zh},
                 )
             )
-    if c.billing == "spot":
-        notice = c.provider.spot_notice_s if c.provider else None
-        if notice is None:
-            o.risks.append(("risk.spot_no_notice", {}))
-        else:
-            o.risks.append(("risk.spot", {"notice_s": notice}))
-    if c.count > 1 and g.interconnect == "none":
-        o.risks.append(("risk.pcie_only", {"gpu": g.id, "count": c.count, "pcie": g.pcie_gen}))
-        o.rules.append(
-            "rtx-6000-ada-no-nvlink" if g.id == "rtx-6000-ada" else "no-nvlink-multi-gpu"
+
+
+def _spot_risks(s: Scenario, o: Option) -> None:
+    c = o.candidate
+    if c.billing != "spot":
+        return
+    notice = c.provider.spot_notice_s if c.provider else None
+    if notice is None:
+        o.risks.append(("risk.spot_no_notice", {}))
+    else:
+        o.risks.append(("risk.spot", {"notice_s": notice}))
+    details = o.cost.details
+    o.rules.append(
+        (
+            "spot-fits-the-job",
+            {
+                "interruptions": round(details.get("interruptions", 0.0), 1),
+                "rework_hours": round(details.get("rework_hours", 0.0), 1),
+                "checkpoint_min": s.checkpoint_min,
+            },
         )
-    if stack == "rocm":
-        o.rules.append("rocm-pytorch-official")
+    )
+
+
+def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) -> None:
+    c, g = o.candidate, o.candidate.gpu
+    if c.count > 1 and g.interconnect == "none":
+        pcie = cat.extra("host_memory")[0].pcie_gbps_per_gen_x16
+        o.risks.append(("risk.pcie_only", {"gpu": g.id, "count": c.count, "pcie": g.pcie_gen}))
+        rule = "rtx-6000-ada-no-nvlink" if g.id == "rtx-6000-ada" else "no-nvlink-multi-gpu"
+        params = {
+            "count": c.count,
+            "gpu": g.id,
+            "pcie_gen": g.pcie_gen,
+            "strategy": o.sized.strategy,
+            "link_gbps": pcie.get(str(g.pcie_gen), pcie["4"]),
+        }
+        o.rules.append((rule, params))
+    if stack_of(g) == "rocm":
+        compile_support = feats.get(("rocm", "torch_compile"), "no")
+        o.rules.append(
+            ("rocm-pytorch-official", {"option": g.id, "torch_compile": compile_support})
+        )
+    if c.already_owned:
+        o.rules.append(("owned-hardware", {"gpu": g.id, "count": c.cards or c.count}))
+    if g.whole_system and c.kind == "own":
+        o.rules.append(("whole-system", {"gpu": g.id, "memory_gb": g.memory_gb}))
+
+
+def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
+    """How the configuration was chosen: engine and format, batch or requests."""
+    z, g, w = o.sized, o.candidate.gpu, s.workload
+    o.rules.append(
+        ("sized-format", {"engine": z.engine, "quant": z.quant, "gpu": g.id, "count": z.count})
+    )
+    if choice and choice.refused:
+        first = choice.refused[0][1]
+        o.rules.append(
+            (
+                "format-not-run",
+                {
+                    "engine": z.engine,
+                    "formats": ", ".join(q for q, _ in choice.refused),
+                    "architecture": g.architecture or g.id,
+                    "note_en": first.note_en,
+                    "note_zh": first.note_zh,
+                },
+            )
+        )
+    if w.kind == "train" and z.micro_batch is not None:
+        o.rules.append(
+            (
+                "micro-batch-fits",
+                {
+                    "micro": z.micro_batch,
+                    "accumulation": z.grad_accumulation,
+                    "batch": w.batch,
+                    "checkpointing": "on" if z.grad_checkpointing else "off",
+                },
+            )
+        )
+    elif w.kind == "serve":
+        o.rules.append(
+            (
+                "requests-not-maxima",
+                {
+                    "concurrency": w.concurrency,
+                    "prompt": z.prompt_tokens,
+                    "gen": w.gen_tokens,
+                    "context": w.context,
+                },
+            )
+        )
+
+
+def option_risks(
+    cat: Catalog,
+    s: Scenario,
+    o: Option,
+    feats: dict[tuple[str, str], str],
+    choice: EngineChoice | None = None,
+) -> None:
+    """Fill the option's risks, framework blockers and the rules that shaped it."""
+    c, g = o.candidate, o.candidate.gpu
+    _framework_checks(cat, s, o, feats)
+    _spot_risks(s, o)
+    _hardware_rules(cat, o, feats)
+    _sizing_rules(s, o, choice)
     headroom = 1 - o.sized.memory.device_total_bytes / gpu_capacity_bytes(g)
-    if headroom < 0.1:
+    if headroom < TIGHT_HEADROOM:
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
-    if o.sized.quant in ("int4-awq", "q4_k_m", "q3_k_m", "int4-gptq"):
+    if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
+    if o.sized.support == "partial" and choice and o.sized.quant in choice.verdicts:
+        v = choice.verdicts[o.sized.quant]
+        notes = {"note_en": v.note_en, "note_zh": v.note_zh}
+        o.risks.append(("risk.format_partial", {"quant": o.sized.quant, **notes}))
     if not o.sized.speed_known:
         o.risks.append(("risk.speed_unknown", {"gpu": g.id}))
     if o.stale_prices:
         o.risks.append(("risk.stale_price", {"count": o.stale_prices}))
+    if o.undated_prices:
+        o.risks.append(("risk.undated_price", {"count": o.undated_prices}))
+    if o.user_quote:
+        o.risks.append(("risk.user_quote", {}))
     if o.cost.unpriced:
-        o.risks.append(("risk.unpriced", {"items": ", ".join(o.cost.unpriced)}))
-    if c.kind == "own" and s.ops_capacity == "none":
+        o.risks.append(("risk.unpriced", {"item_ids": tuple(o.cost.unpriced)}))
+    if c.kind == "own" and s.ops_capacity == "none" and not c.already_owned:
         o.risks.append(("risk.ops_own", {}))
-    if c.kind == "own" and g.vendor != "nvidia" and s.ops_capacity != "strong":
+    if c.kind == "own" and g.vendor not in ("nvidia", "apple") and s.ops_capacity != "strong":
         o.risks.append(("risk.ecosystem", {"vendor": g.vendor}))
+
+
+def message(key: str, params: dict[str, Any]) -> str:
+    """A message in the user's language: bilingual notes picked, item ids shown as words."""
+    from gpuwise.i18n import get_lang, t
+
+    if "note_en" in params:
+        params = {**params, "note": params["note_zh"] if get_lang() == "zh" else params["note_en"]}
+    if "item_ids" in params:
+        params = {**params, "items": ", ".join(t(f"cost.item.{i}") for i in params["item_ids"])}
+    return t(key, **params)
 
 
 def rule_text(cat: Catalog, rule_id: str, lang: str, params: dict[str, Any]) -> str:
     """A rule's text filled with its numbers; the correction follows where the guide is wrong."""
     rule = next(r for r in cat.extra("rule") if r.id == rule_id)
     text = rule.text_zh if lang == "zh" else rule.text_en
+    if "note_en" in params:
+        params = {**params, "note": params["note_zh"] if lang == "zh" else params["note_en"]}
     with contextlib.suppress(KeyError, ValueError, IndexError):
         text = text.format(**params)
     correction = rule.correction_zh if lang == "zh" else rule.correction_en

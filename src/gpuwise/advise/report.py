@@ -4,37 +4,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuwise.advise.evaluate import Option
+from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
 from gpuwise.advise.plan import Plan
-from gpuwise.advise.reasons import rule_text
+from gpuwise.advise.reasons import message, rule_text
 from gpuwise.catalog import Catalog
 from gpuwise.estimate.memory import gpu_capacity_bytes
 from gpuwise.i18n import get_lang, t
 
 
 def _msg(key: str, params: dict[str, Any]) -> str:
-    lang = get_lang()
-    if "note_en" in params:
-        params = {**params, "note": params["note_zh"] if lang == "zh" else params["note_en"]}
-    return t(key, **params)
+    return message(key, params)
 
 
-def option_dict(o: Option, currency: str) -> dict[str, Any]:
+def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
     """One ranked option."""
     c = o.candidate
+    lang = get_lang()
     return {
         "kind": c.kind,
         "gpu": c.gpu.id,
         "vendor": c.gpu.vendor,
-        "count": c.count,
+        "count": c.cards or c.count,
+        "devices": c.count,
         "provider": c.provider.id if c.provider else None,
+        "provider_name": provider_name(cat, c.provider.id) if c.provider else None,
         "instance": c.offer.instance if c.offer else None,
         "billing": c.billing,
         "already_owned": c.already_owned,
+        "platform": o.platform,
         "total_cost": round(o.cost.total, 2),
         "monthly_cost": round(o.cost.monthly, 2),
-        "hardware_priced": not ({"cards", "host"} & set(o.cost.unpriced)),
+        "hardware_priced": not incomplete_capex(o),
         "currency": currency,
         "items": {k: round(v, 2) for k, v in o.cost.items.items()},
         "unpriced": list(o.cost.unpriced),
@@ -46,11 +47,28 @@ def option_dict(o: Option, currency: str) -> dict[str, Any]:
         "config": o.sized.as_dict(),
         "pareto": o.pareto,
         "risks": [{"id": k.removeprefix("risk."), "text": _msg(k, p)} for k, p in o.risks],
-        "rules": list(dict.fromkeys(o.rules)),
+        "rules": [
+            {"id": rid, "text": rule_text(cat, rid, lang, params), "numbers": _plain(params)}
+            for rid, params in o.rules
+        ],
         "blockers": [
             {"id": k.removeprefix("plan.block_"), "text": _msg(k, p)} for k, p in o.blockers
         ],
+        "unchecked": [
+            {"id": k.removeprefix("plan.unchecked_"), "text": _msg(k, p)} for k, p in o.unchecked
+        ],
+        "opportunity_value": _rounded(o.cost.details.get("opportunity_value")),
+        "prices": [p.as_dict() for p in o.prices],
     }
+
+
+def _rounded(v: float | None) -> float | None:
+    return None if v is None else round(v, 2)
+
+
+def _plain(params: dict[str, Any]) -> dict[str, Any]:
+    """A rule's numbers without the bilingual note texts (they are in `text`)."""
+    return {k: v for k, v in params.items() if k not in ("note_en", "note_zh")}
 
 
 def plan_report(cat: Catalog, plan: Plan, top: int) -> dict[str, Any]:
@@ -60,12 +78,14 @@ def plan_report(cat: Catalog, plan: Plan, top: int) -> dict[str, Any]:
     return {
         "scenario": plan.scenario.model_dump(mode="json"),
         "answers": plan.answers,
-        "answer_text": answer_lines(plan),
-        "options": [option_dict(o, cur) for o in plan.options[:top]],
-        "options_considered": len(plan.options) + len(plan.infeasible),
-        "infeasible": [option_dict(o, cur) for o in plan.infeasible[:3]]
+        "answer_text": answer_lines(cat, plan),
+        "options": [option_dict(cat, o, cur) for o in plan.options[:top]],
+        "options_considered": len(plan.options) + len(plan.infeasible) + len(plan.unchecked),
+        "unchecked": [option_dict(cat, o, cur) for o in plan.unchecked[:top]],
+        "infeasible": [option_dict(cat, o, cur) for o in plan.infeasible[:3]]
         if not plan.options
         else [],
+        "assumptions": [{"id": k, "text": t(k, **p)} for k, p in plan.assumptions],
         "rules": [
             {"id": rid, "text": rule_text(cat, rid, lang, params), "numbers": params}
             for rid, params in plan.rules
@@ -76,29 +96,32 @@ def plan_report(cat: Catalog, plan: Plan, top: int) -> dict[str, Any]:
     }
 
 
-def answer_lines(plan: Plan) -> list[str]:
+def _first_line(plan: Plan) -> str:
+    """Buy or rent, with the cost; a total with unpriced parts is called a floor, not the least."""
+    a, best, cur = plan.answers, plan.options[0], plan.currency
+    c = best.candidate
+    if {"cards", "host"} & set(best.cost.unpriced):
+        return t("plan.answer_unpriced", card=c.gpu.id)
+    total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
+    if best.cost.unpriced:
+        items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
+        verdict = t(f"plan.verdict_{a['buy_or_rent']}")
+        return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
+    return t(f"plan.answer_{a['buy_or_rent']}", total=total, monthly=monthly)
+
+
+def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     """The three answers, one line each, in the user's language."""
     a = plan.answers
     if not plan.options:
-        return [t("plan.answer_none")]
-    best = plan.options[0]
-    cur = plan.currency
-    if {"cards", "host"} & set(best.cost.unpriced):
-        lines = [t("plan.answer_unpriced", card=best.candidate.gpu.id)]
-    else:
-        lines = [
-            t(
-                f"plan.answer_{a['buy_or_rent']}",
-                total=money(best.cost.total, cur),
-                monthly=money(best.cost.monthly, cur),
-            )
-        ]
+        return [t("plan.answer_only_unchecked" if plan.unchecked else "plan.answer_none")]
+    lines = [_first_line(plan)]
     lines.append(t("plan.answer_card", vendor=a["vendor"], card=a["card"], count=a["count"]))
     if a["cloud"]:
         lines.append(
             t(
                 "plan.answer_cloud",
-                provider=a["cloud"]["provider"],
+                provider=provider_name(cat, a["cloud"]["provider"]),
                 instance=a["cloud"]["instance"],
                 billing=t(f"billing.{a['cloud']['billing']}"),
             )
@@ -106,3 +129,11 @@ def answer_lines(plan: Plan) -> list[str]:
     else:
         lines.append(t("plan.answer_no_cloud"))
     return lines
+
+
+def provider_name(cat: Catalog, provider_id: str) -> str:
+    """A provider shown by its name in the user's language (算家云, not `suanjiayun`)."""
+    p = cat.providers.get(provider_id)
+    if p is None:
+        return provider_id
+    return p.name_zh if get_lang() == "zh" else p.name_en

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
+from gpuwise import units
 from gpuwise.errors import UserError
 
 FRAMEWORKS = {
@@ -38,22 +46,36 @@ FRAMEWORKS = {
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def _n(quantity: str) -> Any:
+    """A number read by gpuwise.units: `20M`, `32k`, `¥3000` accepted, the policy range enforced."""
+    return BeforeValidator(units.field(quantity))
+
+
+Currency = Literal["CNY", "USD", "EUR"]
 
 
 class Budget(_Strict):
     """How much may be spent, per month or over the whole project."""
 
-    amount: PositiveFloat
-    currency: Literal["CNY", "USD"] = "CNY"
+    amount: Annotated[float, _n("budget")]
+    currency: Currency = "CNY"
     per: Literal["month", "total"] = "month"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_currency(cls, data: Any) -> Any:
+        """`amount: ¥3000` sets the currency; one that contradicts `currency:` is an error."""
+        return units.currency_from_amount(data)
 
 
 class Owned(_Strict):
     """Hardware the team already has."""
 
     gpu: str
-    count: PositiveInt = 1
+    count: Annotated[int, _n("card_count")] = 1
 
 
 class Workload(_Strict):
@@ -62,17 +84,18 @@ class Workload(_Strict):
     kind: Literal["train", "serve", "local"]
     model: str
     mode: Literal["full", "lora", "qlora", "freeze"] = "qlora"
-    dataset_tokens: PositiveFloat | None = None
-    samples: PositiveInt | None = None
-    seq_len: PositiveInt = 2048
-    epochs: PositiveFloat = 1.0
-    runs_per_month: PositiveFloat = 1.0
-    batch: PositiveInt = 1
-    concurrency: PositiveInt = 1
-    context: PositiveInt = 4096
-    prompt_tokens: PositiveInt | None = None
-    gen_tokens: PositiveInt = 256
-    target_tokens_per_s: PositiveFloat | None = None
+    dataset_tokens: Annotated[float | None, _n("dataset_tokens")] = None
+    samples: Annotated[int | None, _n("samples")] = None
+    seq_len: Annotated[int, _n("context")] = 2048
+    epochs: Annotated[float, _n("epochs")] = 1.0
+    runs_per_month: Annotated[float, _n("runs_per_month")] = 1.0
+    batch: Annotated[int, _n("batch")] = 1
+    concurrency: Annotated[int, _n("concurrency")] = 1
+    context: Annotated[int, _n("context")] = 4096
+    prompt_tokens: Annotated[int | None, _n("context")] = None
+    gen_tokens: Annotated[int, _n("context")] = 256
+    target_tokens_per_s: Annotated[float | None, _n("target_tps")] = None
+    grad_checkpointing: bool | None = None
     engine: str | None = None
     quant: str | None = None
 
@@ -90,10 +113,10 @@ class Scenario(_Strict):
 
     name: str = ""
     workload: Workload
-    months: PositiveFloat = 12.0
-    hours_per_day: float = Field(default=8.0, gt=0, le=24)
+    months: Annotated[float, _n("months")] = 12.0
+    hours_per_day: Annotated[float, _n("busy_hours")] = 8.0
     budget: Budget | None = None
-    deadline_days: PositiveFloat | None = None
+    deadline_days: Annotated[float | None, _n("deadline_days")] = None
     region: str = "any"
     data_may_leave: bool = True
     domestic_only: bool = False
@@ -101,37 +124,49 @@ class Scenario(_Strict):
     ops_capacity: Literal["none", "some", "strong"] = "some"
     owns: list[Owned] = Field(default_factory=list)
     owns_host: bool = False
-    currency: Literal["CNY", "USD"] = "CNY"
-    checkpoint_min: PositiveFloat = 30.0
-    data_gb: PositiveFloat | None = None
-    egress_gb_per_month: float = Field(default=10.0, ge=0)
-    max_gpus: PositiveInt = 8
+    host_price: Annotated[float | None, _n("money")] = None
+    allow_spot: bool | None = None
+    currency: Currency = "CNY"
+    checkpoint_min: Annotated[float, _n("checkpoint_min")] = 30.0
+    data_gb: Annotated[float | None, _n("storage_gb")] = None
+    egress_gb_per_month: Annotated[float, _n("storage_gb")] = 10.0
+    max_gpus: Annotated[int, _n("max_gpus")] = 8
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
 
-    def feature_names(self) -> list[str]:
-        """Frameworks as the feature matrix names them."""
-        return [FRAMEWORKS[f.lower()] for f in self.frameworks]
+    def feature_names(self, engine: str | None = None) -> list[str]:
+        """Frameworks the job needs, as the feature matrix names them.
+
+        The scenario's own list when it gives one. Otherwise what the job runs on: training runs
+        PyTorch (and bitsandbytes for QLoRA's 4-bit base); serving and local chat run the
+        option's engine — an Ollama user on a Mac needs Ollama's Metal backend, not PyTorch's MPS.
+        """
+        if "frameworks" in self.model_fields_set:
+            return [FRAMEWORKS[f.lower()] for f in self.frameworks]
+        w = self.workload
+        if w.kind == "train":
+            return ["pytorch", "bitsandbytes"] if w.mode == "qlora" else ["pytorch"]
+        return [FRAMEWORKS.get((engine or "").lower(), "pytorch")]
+
+    def spot_allowed(self) -> bool:
+        """Spot capacity fits a job that can stop and resume at no penalty.
+
+        A service goes down for its users at every reclaim, and a job with a hard
+        deadline cannot absorb an unbounded wait for capacity: neither gets spot unless the
+        scenario says `allow_spot: true`. Interruptible training gets it unless it says false.
+        """
+        if self.allow_spot is not None:
+            return self.allow_spot
+        if self.workload.kind == "train":
+            return self.deadline_days is None
+        return False
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """YAML or TOML by extension; a syntax error names the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError("plan.unreadable", file=str(path), problem=str(exc)) from exc
-    try:
-        if path.suffix == ".toml":
-            import tomllib
+    """YAML, TOML or JSON by extension, read by gpuwise.userfiles (encodings, size, nesting,
+    duplicate keys); every problem names the file."""
+    from gpuwise.userfiles import read_structured
 
-            data = tomllib.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except Exception as exc:
-        raise UserError(
-            "plan.bad_syntax", file=str(path), problem=str(exc).splitlines()[0]
-        ) from exc
+    data = read_structured(path)
     if not isinstance(data, dict):
         raise UserError("plan.not_a_mapping", file=str(path))
     return data
@@ -159,6 +194,10 @@ def parse_scenario(data: dict[str, Any], origin: str) -> Scenario:
         err = exc.errors()[0]
         loc = tuple(err["loc"])
         field = ".".join(str(p) for p in loc)
+        unit_error = (err.get("ctx") or {}).get("error")
+        if isinstance(unit_error, units.UnitValueError):
+            problem = UserError(unit_error.error.key, **{**unit_error.error.params, "flag": field})
+            raise UserError("plan.bad_number", file=origin, problem=problem.render()) from exc
         if err["type"] == "extra_forbidden":
             close = difflib.get_close_matches(str(loc[-1]), _fields_of(loc), n=1)
             hint = close[0] if close else ", ".join(_fields_of(loc))

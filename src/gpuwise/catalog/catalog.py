@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,9 @@ class Catalog:
     gpu_index: dict[str, str] = field(default_factory=dict)
     model_index: dict[str, str] = field(default_factory=dict)
     name_clashes: tuple[str, ...] = ()
+    findings: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    """Problems that did not stop loading (a refreshed price feed that no longer validates
+    was left out): (message key, params)."""
 
     def gpu_by_id(self, gpu_id: str) -> Gpu:
         """The GPU with exactly this id (KeyError if none)."""
@@ -91,15 +94,26 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 KEY_FIELDS: dict[str, tuple[str, ...]] = {
-    "engine_efficiency": ("engine", "backend"),
-    "kernel_efficiency": ("kind",),
+    "decode_efficiency": ("engine", "memory"),
+    "decode_overhead": ("engine", "backend"),
+    "dequant_cost": ("engine", "kind"),
+    "prefill_efficiency": ("engine", "backend", "architecture", "rate"),
+    "kernel_path": ("engine", "backend", "kind", "before"),
+    "engine_era": ("engine", "before"),
     "train_efficiency": ("mode", "architecture"),
     "matmul_fraction": ("architecture",),
     "feature": ("stack", "feature"),
     "resale": ("gpu", "date", "months_since_launch"),
 }
 """Entries without an `id` are matched by these fields when an override corrects them."""
-SINGLETONS = ("hidden_costs", "activation_model", "psu_sizing", "host_memory", "provider")
+SINGLETONS = (
+    "hidden_costs",
+    "activation_model",
+    "psu_sizing",
+    "host_memory",
+    "fit_settings",
+    "provider",
+)
 
 
 def _entry_key(e: L.RawEntry) -> str | None:
@@ -142,15 +156,32 @@ def build(raw: L.RawCatalog, files: list[Path]) -> Catalog:
         if e.kind == "provider"
     }
     typed: dict[str, list[BaseModel]] = {}
-    for e in _overlay(raw.entries):
+    from gpuwise.catalog import guard
+
+    guard.check_duplicates(raw.entries, _entry_key)
+    guard.check_sources(raw.entries, F.override_dir())
+    overlaid = _overlay(raw.entries)
+    guard.check_aliases(overlaid, F.override_dir())
+    for e in overlaid:
         ctx = dict(e.context)
         if e.kind in ("offer", "hidden_costs"):
             ctx["default_source"] = provider_sources.get(ctx.get("provider", ""), "")
+        if e.kind == "offer":
+            ctx["origin"] = _origin(e.file)
         model = {**L.ARRAY_KINDS, **L.SINGLE_KINDS, **EXTRA_KINDS}[e.kind]
         obj = L.validate_entry(L.RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
         _check_sources(obj, raw.sources, e)
         typed.setdefault(e.kind, []).append(obj)
     return _assemble(raw, typed, files)
+
+
+def _origin(file: str) -> str:
+    """catalog, feed (a refreshed price feed in the user cache) or user (an override file)."""
+    from gpuwise.catalog.guard import is_override
+
+    if is_override(file, F.override_dir()):
+        return "user"
+    return "feed" if is_override(file, F.feed_dir()) else "catalog"
 
 
 def _check_sources(obj: BaseModel, sources: dict[str, Source], e: L.RawEntry) -> None:
@@ -200,19 +231,35 @@ def listing_of(cat: Catalog) -> dict[str, list[dict[str, Any]]]:
 
 
 def load_catalog(use_overrides: bool = True, use_cache: bool = True) -> Catalog:
-    """The built-in catalog with the user's overrides layered on top.
+    """The built-in catalog, the refreshed price feeds, then the user's overrides on top.
 
     Overrides come from `GPUWISE_CONFIG_DIR/catalog/*.toml` (default: the platform's user config
-    dir); gpuwise only reads them.
+    dir); gpuwise only reads them. Feeds (`gpuwise prices refresh`) live in the user cache; one
+    that no longer validates is left out and named in `findings`, never a crash.
     """
-    files = F.builtin_files() + (F.override_files() if use_overrides else [])
+    feeds = F.feed_files() if use_overrides else []
+    files = F.builtin_files() + feeds + (F.override_files() if use_overrides else [])
     key = F.fingerprint(files)
     if key in _loaded:
         return _loaded[key]
     cached = F.load_cached(key) if use_cache else None
     if not isinstance(cached, Catalog):
-        cached = build(L.read_files(files), files)
+        cached = _build_with_feeds(files, feeds)
         if use_cache:
             F.store_cached(key, cached)
     _loaded[key] = cached
     return cached
+
+
+def _build_with_feeds(files: list[Path], feeds: list[Path]) -> Catalog:
+    """Build from every file; when a feed file breaks the build, build without the feeds."""
+    try:
+        return build(L.read_files(files), files)
+    except CatalogError as exc:
+        bad = str(exc.params.get("file", ""))
+        if not feeds or not any(bad == str(f) for f in feeds):
+            raise
+        kept = [f for f in files if f not in feeds]
+        cat = build(L.read_files(kept), kept)
+        finding = ("prices.feed_left_out", (("file", bad), ("problem", exc.render())))
+        return replace(cat, findings=(*cat.findings, finding))

@@ -24,8 +24,14 @@ def builtin_dir() -> Path:
 
 
 def builtin_files() -> list[Path]:
-    """The catalog files, in a stable order."""
-    return sorted(builtin_dir().rglob("*.toml"))
+    """The catalog files, in a stable order; a GPUWISE_DATA_DIR without any is an error (an
+    empty catalog would make every name "unknown", which points the user the wrong way)."""
+    files = sorted(builtin_dir().rglob("*.toml"))
+    if not files and os.environ.get("GPUWISE_DATA_DIR"):
+        from gpuwise.errors import UserError
+
+        raise UserError("files.bad_data_dir", path=os.environ["GPUWISE_DATA_DIR"])
+    return files
 
 
 def override_dir() -> Path:
@@ -44,10 +50,36 @@ def override_files() -> list[Path]:
     return sorted(folder.glob("*.toml")) if folder.is_dir() else []
 
 
+def cache_dir() -> Path:
+    """The user cache (GPUWISE_CACHE_DIR overrides the platform's)."""
+    env = os.environ.get("GPUWISE_CACHE_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("gpuwise"))
+
+
+def feed_dir() -> Path:
+    """Where `gpuwise prices refresh` keeps the price feeds it read (catalog-format TOML)."""
+    return cache_dir() / "prices"
+
+
+def feed_files() -> list[Path]:
+    """The refreshed feed files, if any: a layer between the built-in data and the overrides."""
+    folder = feed_dir()
+    return sorted(folder.glob("*.toml")) if folder.is_dir() else []
+
+
 def fingerprint(paths: Iterable[Path]) -> str:
-    """A key that changes whenever any file changes (size, mtime, name)."""
+    """A key that changes whenever any file changes (size, mtime, name).
+
+    The modules that define the typed entries count too: a cache pickled by an older gpuwise
+    (another schema) must never be loaded by a newer one.
+    """
     h = hashlib.sha256(f"schema{SCHEMA_VERSION}".encode())
-    for p in paths:
+    code = sorted(Path(__file__).parent.glob("schema*.py"))
+    for p in [*code, *paths]:
         st = p.stat()
         h.update(f"{p}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()[:24]

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
 from pydantic import BaseModel, ValidationError
 
 from gpuwise.catalog.files import (  # noqa: F401  (re-exported for callers of load)
@@ -59,15 +58,15 @@ class RawCatalog:
 
 
 def read_toml(path: Path) -> tuple[dict[str, Any], str]:
-    """Parse one file; a syntax error names the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError("catalog.unreadable", file=str(path), problem=str(exc)) from exc
-    try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError("catalog.bad_toml", file=str(path), problem=str(exc)) from exc
+    """Parse one file (gpuwise.userfiles: encodings, size, nesting); a syntax error names the
+    file and line; NaN, infinity and out-of-range prices, TFLOPS or bandwidth are refused."""
+    from gpuwise.catalog.guard import check_numbers
+    from gpuwise.userfiles import parse, read_text
+
+    text = read_text(path, CatalogError)
+    data = parse(text, path, "toml", CatalogError)
+    check_numbers(data, path, text)
+    return data, text
 
 
 def read_files(paths: Iterable[Path], raw: RawCatalog | None = None) -> RawCatalog:
@@ -149,6 +148,8 @@ def validate_entry(entry: RawEntry, model: type[BaseModel]) -> BaseModel:
     fields = model.model_fields
     if "provider" in fields and entry.context.get("provider") and "provider" not in flat:
         flat["provider"] = entry.context["provider"]
+    if "origin" in fields and entry.context.get("origin"):
+        flat["origin"] = entry.context["origin"]
     if "source" in fields and "source" not in flat and entry.context.get("default_source"):
         flat["source"] = entry.context["default_source"]
     if "field_sources" in fields:

@@ -1,17 +1,19 @@
 """Parameter counts from an architecture's shapes.
 
 Used to check catalog entries (the stated `params_b` must match the shapes) and to describe
-models read from a local config.json. Counts the weight matrices of a decoder-only transformer
-with gated FFNs (SwiGLU / GeGLU: gate, up and down projections, as Llama, Qwen, Mistral, Gemma,
-DeepSeek and gpt-oss use) or plain two-matrix MLPs (MPT, GPT-NeoX: gated_ffn = false); norms
-and biases are under 0.1% and left out.
+models read from a local config.json. Counts every tensor a decoder-only checkpoint holds:
+the embedding (and a learned position table), attention (q, k, v, o or MLA's low-rank
+projections, with their biases and q/k norms), feed-forward blocks (gated: gate, up, down as
+Llama/Qwen/Gemma; plain: up, down as GPT-NeoX/Falcon/Phi-2), experts with their router,
+Mamba mixers, every norm (LayerNorm: weight + bias; RMSNorm: weight) and the LM head.
+Tied embeddings count once, as transformers loads them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuwise.catalog.schema import LlmModel
+from gpuwise.catalog.schema import LlmModel, Ssm
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class ParamCounts:
     ffn_shared: int
     router: int
     active_experts_share: float
+    ssm: int = 0
+    norms: int = 0
 
     @property
     def total(self) -> int:
@@ -38,6 +42,8 @@ class ParamCounts:
             + self.ffn_experts
             + self.ffn_shared
             + self.router
+            + self.ssm
+            + self.norms
         )
 
     @property
@@ -48,36 +54,82 @@ class ParamCounts:
 
 
 def attention_params_per_layer(m: LlmModel) -> int:
-    """q, k, v, o projections; MLA compresses k/v (and q) through low-rank latents."""
+    """q, k, v, o projections (+ biases, q/k norms); MLA compresses k/v (and q) via latents."""
     h = m.hidden_size
     if m.mla:
         a = m.mla
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
-        q = h * a.q_lora_rank + a.q_lora_rank * m.heads * qk if a.q_lora_rank else h * m.heads * qk
-        kv = h * (a.kv_lora_rank + a.qk_rope_head_dim)
+        if a.q_lora_rank:
+            q = h * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * m.heads * qk
+        else:
+            q = h * m.heads * qk
+        kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
         kv += a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim)
         return q + kv + m.heads * a.v_head_dim * h
     q_out = m.heads * m.head_dim
     kv_out = 2 * m.kv_heads * m.head_dim
-    return h * q_out + h * kv_out + q_out * h
+    weights = h * q_out + h * kv_out + q_out * h
+    biases = (q_out + kv_out if m.qkv_bias else 0) + (h if m.o_bias else 0)
+    return weights + biases + (2 * m.head_dim if m.qk_norm else 0)
+
+
+def ffn_params(m: LlmModel, width: int) -> int:
+    """One feed-forward block of inner width `width`: 3 matrices gated, 2 plain, + biases."""
+    h = m.hidden_size
+    if m.gated_ffn:
+        return 3 * h * width + ((2 * width + h) if m.ffn_bias else 0)
+    return 2 * h * width + ((width + h) if m.ffn_bias else 0)
+
+
+def ssm_params_per_layer(s: Ssm, hidden: int) -> int:
+    """One Mamba mixer (projections, depthwise conv, A, D, dt) without the block's norm."""
+    conv_channels = s.d_inner + (2 * s.groups * s.state_size if s.heads else 0)
+    conv = conv_channels * s.conv_kernel + (conv_channels if s.conv_bias else 0)
+    out = s.d_inner * hidden + (hidden if s.proj_bias else 0)
+    if s.heads:  # Mamba-2: z, x, B, C and dt come from one in_proj; a gated RMSNorm on d_inner
+        in_width = 2 * s.d_inner + 2 * s.groups * s.state_size + s.heads
+        in_proj = hidden * in_width + (in_width if s.proj_bias else 0)
+        return in_proj + conv + 3 * s.heads + s.d_inner + out
+    in_proj = hidden * 2 * s.d_inner + (2 * s.d_inner if s.proj_bias else 0)
+    x_proj = s.d_inner * (s.dt_rank + 2 * s.state_size)
+    dt_proj = s.dt_rank * s.d_inner + s.d_inner
+    return in_proj + conv + x_proj + dt_proj + s.d_inner * s.state_size + s.d_inner + out
+
+
+def norm_params(m: LlmModel) -> int:
+    """Every norm: per block, the final norm, q/k-free (those are in attention)."""
+    per_norm = m.hidden_size * (2 if m.norm == "layer" else 1)
+    return per_norm * (m.norms_per_layer * m.layers + 1 + (1 if m.embedding_norm else 0))
 
 
 def count_params(m: LlmModel) -> ParamCounts:
-    """Split a model's parameters into embedding, attention, dense FFN and experts."""
+    """Split a model's parameters into embedding, attention, dense FFN, experts and the rest."""
     h = m.hidden_size
-    embedding = m.vocab_size * h
-    lm_head = 0 if m.tied_embeddings else m.vocab_size * h
-    attention = attention_params_per_layer(m) * m.layers
+    embedding = m.vocab_size * h + m.learned_positions * h
+    lm_head = 0 if m.tied_embeddings else m.vocab_size * h + (m.vocab_size if m.lm_head_bias else 0)
+    attention = attention_params_per_layer(m) * m.kv_layers
     moe = m.moe
-    dense_layers = m.layers - (moe.moe_layers if moe else 0)
-    matrices = 3 if m.gated_ffn else 2  # gate, up, down (SwiGLU/GeGLU) or up, down (GeLU MLP)
-    ffn_dense = matrices * h * m.intermediate_size * dense_layers
+    ffn_layers = m.layers if m.ffn_layers is None else m.ffn_layers
+    dense_layers = max(ffn_layers - (moe.moe_layers if moe else 0), 0)
+    ffn_dense = ffn_params(m, m.intermediate_size) * dense_layers
     experts = shared = router = 0
     share = 1.0
     if moe:
-        experts = 3 * h * moe.expert_intermediate_size * moe.experts * moe.moe_layers
+        experts = ffn_params(m, moe.expert_intermediate_size) * moe.experts * moe.moe_layers
         shared_size = moe.shared_expert_intermediate_size or moe.expert_intermediate_size
-        shared = 3 * h * shared_size * moe.shared_experts * moe.moe_layers
+        shared = ffn_params(m, shared_size) * moe.shared_experts * moe.moe_layers
         router = h * moe.experts * moe.moe_layers
         share = moe.active_experts / moe.experts
-    return ParamCounts(embedding, lm_head, attention, ffn_dense, experts, shared, router, share)
+    ssm = ssm_params_per_layer(m.ssm, h) * m.ssm.layers if m.ssm else 0
+    return ParamCounts(
+        embedding,
+        lm_head,
+        attention,
+        ffn_dense,
+        experts,
+        shared,
+        router,
+        share,
+        ssm,
+        norm_params(m),
+    )

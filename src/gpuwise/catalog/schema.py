@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, m
 
 Vendor = Literal["nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other"]
 GpuClass = Literal["consumer", "workstation", "datacenter"]
-Currency = Literal["USD", "CNY"]
+Currency = Literal["USD", "CNY", "EUR"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
@@ -24,13 +24,28 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
+Dating = Literal["page", "commit", "snapshot", "feed", "user"]
+"""How a source's `published` date was established (docs/catalog-format.md, "Dating prices"):
+page = the date the page states; commit = the date of the commit that stored the file (an upper
+bound: the price was published on or before it); snapshot = a dataset row's snapshot date;
+feed = the date a price feed states for the row (or its Last-Modified); user = the user's own."""
+
+
 class Source(Strict):
-    """Where a number comes from and when it was read."""
+    """Where a number comes from, when it was read (`retrieved`) and, for prices, the date the
+    source itself states (`published`; "undated" when it states none)."""
 
     id: str
     url: str = Field(pattern=r"^(https?://|file:)")
     title: str = ""
     retrieved: dt.date
+    published: dt.date | Literal["undated"] | None = None
+    dated_by: Dating | None = None
+
+    @property
+    def published_date(self) -> dt.date | None:
+        """The stated date, or None when the source states none (or was never checked)."""
+        return self.published if isinstance(self.published, dt.date) else None
 
 
 class Sourced(Strict):
@@ -88,14 +103,20 @@ class Stack(Strict):
 
 
 class Price(Strict):
-    """A dated price of a card: launch MSRP or a street price."""
+    """A dated price of a card: launch MSRP or a street price.
+
+    `date` is the day the source states for the price; a source that states none leaves it out
+    (and says `published = "undated"`): the price is then "date unknown", never dated by the
+    day it was read."""
 
     kind: Literal["launch", "street"]
     amount: PositiveFloat
     currency: Currency
-    date: dt.date
+    date: dt.date | None = None
     source: str
     note: str = ""
+    includes_host: bool = False
+    """The price is a whole server's divided by its GPUs: the host's share is already in it."""
 
 
 class Gpu(Sourced):
@@ -128,6 +149,21 @@ class Gpu(Sourced):
     ] = "none"
     interconnect_gbps: float | None = Field(default=None, ge=0)
     max_per_host: PositiveInt = 8
+    devices_per_card: PositiveInt = 1
+    """Devices the software sees on one bought card (Atlas 300I Duo, MI250: 2). Memory,
+    bandwidth, TFLOPS and TDP describe ONE device; prices stay per card."""
+    rent_only: bool = False
+    """Offered only as cloud instances (TPU, Trainium, Inferentia): cannot be bought."""
+    export_restricted_in: list[Literal["cn"]] = Field(default_factory=list)
+    """Markets where the card cannot be bought new through official channels under US export
+    rules; the rule, its date and source are in `export_note`."""
+    cooling: Literal["active", "passive", "liquid"] = "active"
+    """passive: no fan of its own, needs a server's forced airflow (datacenter PCIe, SXM/OAM)."""
+    whole_system: bool = False
+    """The entry is a whole computer (Apple Silicon): its prices are the machine's."""
+    usable_memory_fraction: float | None = Field(default=None, gt=0, le=1)
+    """Share of `memory_gb` one process may use for the accelerator by default (Metal's
+    recommendedMaxWorkingSetSize / unified memory); None = all of it."""
     export_note: str = ""
     stack: Stack = Field(default_factory=Stack)
     tflops: Tflops = Field(default_factory=Tflops)
@@ -165,6 +201,31 @@ class Moe(Strict):
     shared_expert_intermediate_size: int = Field(default=0, ge=0)
 
 
+class Ssm(Strict):
+    """State-space (Mamba) layers: a fixed recurrent state per sequence instead of a KV cache.
+
+    Mamba-1 (`heads` = 0): in_proj h→2·d_inner, depthwise conv over d_inner, x_proj to
+    dt_rank + 2·state, dt_proj, A (d_inner × state) and D. Mamba-2 (`heads` > 0): in_proj
+    h→2·d_inner + 2·groups·state + heads, conv over d_inner + 2·groups·state, per-head A/D/dt
+    and a gated norm over d_inner (Dao & Gu 2024, arXiv 2405.21060).
+    """
+
+    layers: int = Field(ge=0)
+    d_inner: PositiveInt
+    state_size: PositiveInt
+    conv_kernel: PositiveInt = 4
+    dt_rank: int = Field(default=0, ge=0)
+    heads: int = Field(default=0, ge=0)
+    groups: int = Field(default=1, ge=1)
+    proj_bias: bool = False
+    conv_bias: bool = True
+
+    def state_elements(self) -> int:
+        """Elements one layer keeps per sequence: the SSM state plus the conv window."""
+        conv_channels = self.d_inner + (2 * self.groups * self.state_size if self.heads else 0)
+        return self.d_inner * self.state_size + conv_channels * (self.conv_kernel - 1)
+
+
 class LlmModel(Sourced):
     """One LLM architecture, as its config.json describes it."""
 
@@ -194,6 +255,34 @@ class LlmModel(Sourced):
     origin: Literal["catalog", "config.json", "gguf"] = "catalog"
     gguf_file_type: str | None = None
     gguf_weight_bytes: int | None = None
+    # Shapes beyond the Llama pattern (all optional; defaults describe a Llama-style model).
+    norm: Literal["rms", "layer"] = "rms"
+    """LayerNorm carries a weight and a bias per channel, RMSNorm only a weight."""
+    norms_per_layer: int = Field(default=2, ge=0)
+    """Norms inside one block: 2 (pre-attention, pre-FFN), 1 (parallel blocks: GPT-J, Phi-2,
+    Falcon-7B), 4 (Gemma 2/3 pre- and post-norms)."""
+    qk_norm: bool = False
+    qkv_bias: bool = False
+    o_bias: bool = False
+    ffn_bias: bool = False
+    lm_head_bias: bool = False
+    embedding_norm: bool = False
+    """A norm right after the word embeddings (BLOOM's word_embeddings_layernorm)."""
+    learned_positions: int = Field(default=0, ge=0)
+    """Rows of a learned position table (GPT-2/BigCode/OPT/BLOOM-free RoPE models: 0)."""
+    parallel_attn_ffn: bool = False
+    rotary_fraction: float = Field(default=1.0, ge=0, le=1)
+    attention_layers: int | None = Field(default=None, ge=0)
+    """Layers with attention (and so a KV cache); None = every layer. Hybrids (Jamba) fewer."""
+    ffn_layers: int | None = Field(default=None, ge=0)
+    """Layers with a feed-forward block; None = every layer (pure Mamba: 0)."""
+    ssm: Ssm | None = None
+    weight_bytes_exact: int | None = Field(default=None, ge=0)
+    """Bytes of the weights as stored in the model's own files (safetensors header or index)."""
+    weight_dtype: str | None = None
+    """Storage format of those files: bf16, fp16, fp32, fp8, mxfp4, gptq-int4, …"""
+    weight_format_hint: str | None = None
+    """The catalog weight-format id the files are stored in, when one matches (fp8, int4-gptq)."""
 
     @model_validator(mode="after")
     def _shapes_consistent(self) -> LlmModel:
@@ -201,8 +290,10 @@ class LlmModel(Sourced):
             raise ValueError("validate.active_gt_total")
         if self.heads % self.kv_heads:
             raise ValueError("validate.heads_kv")
-        if self.sliding_window_layers is not None and self.sliding_window_layers > self.layers:
+        if self.sliding_window_layers is not None and self.sliding_window_layers > self.kv_layers:
             raise ValueError("validate.window_layers")
+        if self.attention_layers is not None and self.attention_layers > self.layers:
+            raise ValueError("validate.attention_layers")
         if self.moe and self.moe.active_experts > self.moe.experts:
             raise ValueError("validate.moe_active")
         return self
@@ -212,4 +303,9 @@ class LlmModel(Sourced):
         """How many layers attend over a sliding window (0 when the model has none)."""
         if self.sliding_window is None:
             return 0
-        return self.layers if self.sliding_window_layers is None else self.sliding_window_layers
+        return self.kv_layers if self.sliding_window_layers is None else self.sliding_window_layers
+
+    @property
+    def kv_layers(self) -> int:
+        """Layers that keep a KV cache (attention layers; a hybrid's Mamba layers keep none)."""
+        return self.layers if self.attention_layers is None else self.attention_layers

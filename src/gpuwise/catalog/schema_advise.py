@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
-from gpuwise.catalog.schema import Strict
+from gpuwise.catalog.schema import Sourced, Strict
 
 
 class Rule(Strict):
@@ -26,4 +28,28 @@ class Rule(Strict):
         return [self.source] if self.source else []
 
 
-ADVISE_KINDS: dict[str, type[BaseModel]] = {"rule": Rule}
+class Region(Sourced):
+    """A place a scenario can ask for: where the data may be processed and whose prices apply.
+
+    `codes` are cloud region codes (exact, or a prefix ending in `*`) and country codes that lie
+    in the region; an offer belongs to it when the region its price is quoted for does.
+    `buyer` names the market whose export rules apply to a buyer there (only "cn" today).
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name_en: str
+    name_zh: str
+    aliases: list[str] = Field(default_factory=list)
+    kind: Literal["cn", "global"]
+    codes: list[str] = Field(default_factory=list)
+    buyer: str | None = None
+
+
+from gpuwise.catalog.schema_cost import CostAssumption  # noqa: E402
+
+ADVISE_KINDS: dict[str, type[BaseModel]] = {
+    "rule": Rule,
+    "region": Region,
+    "plan_assumption": CostAssumption,
+}
+"""`plan_assumption`: a request size the planner uses when a scenario leaves it out."""

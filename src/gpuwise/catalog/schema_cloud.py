@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal, get_args
 
-from pydantic import Field, NonNegativeFloat, PositiveFloat, model_validator
+from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
 
 from gpuwise.catalog.schema import Currency, Sourced, Strict
 
@@ -35,7 +36,18 @@ class Provider(Sourced):
     currency: Currency
     spot_notice_s: int | None = Field(default=None, ge=0)
     spot_interruption_rate: str = ""
+    spot_interruptions_per_day: NonNegativeFloat | None = None
+    price_region: str | None = None
     website: str = ""
+    regions: list[str] = Field(default_factory=list)
+    """Regions the provider sells GPU instances in, as its console names them (for providers
+    whose offers the catalog cannot list)."""
+    billing_modes: list[Billing] = Field(default_factory=list)
+    """Billing modes its GPU instances are sold in (按量 on-demand, 抢占式 spot, 包年包月
+    monthly/yearly, …), from its own billing docs."""
+    public_prices: bool = True
+    """False: the provider shows GPU prices only after log-in (console) or on request, so the
+    catalog's offers (if any) are partial; `gpuwise offers add` records the user's quotes."""
 
 
 class HiddenCosts(Sourced):
@@ -65,6 +77,9 @@ class OfferPrice(Strict):
     per: Literal["hour", "month", "year"] = "hour"
     note: str = ""
     source: str | None = None
+    published: dt.date | None = None
+    """The date this price was stated, when it differs from its source's (a feed row's
+    effective date, a quote's date)."""
 
     @property
     def per_hour(self) -> float:
@@ -83,7 +98,20 @@ class Offer(Sourced):
     ram_gb: PositiveFloat | None = None
     local_disk_gb: NonNegativeFloat = 0.0
     regions: list[str] = Field(default_factory=list)
+    price_region: str | None = None
+    node_gpus: PositiveInt | None = None
+    published: dt.date | None = None
+    """The date the offer's prices were stated, when it differs from the source's."""
+    origin: Literal["catalog", "feed", "user"] = "catalog"
+    """Where the offer was read: the built-in data, a refreshed price feed in the user cache,
+    or the user's own override file (a quote); set by the loader from the file's folder."""
     prices: list[OfferPrice]
+
+    @model_validator(mode="after")
+    def _node_holds_instance(self) -> Offer:
+        if self.node_gpus is not None and self.node_gpus < self.gpu_count:
+            raise ValueError("validate.node_smaller_than_offer")
+        return self
 
     @model_validator(mode="after")
     def _spot_below_on_demand(self) -> Offer:

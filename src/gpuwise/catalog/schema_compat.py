@@ -49,12 +49,63 @@ class TorchRelease(Sourced):
 
 
 class TorchWheelArch(Sourced):
-    """The GPU architectures compiled into PyTorch's x86_64 Linux wheels for one CUDA version."""
+    """The GPU architectures compiled into PyTorch's x86_64 Linux wheels for one CUDA version.
+
+    The list changed between releases for the same CUDA version (cu128 lost Volta in 2.11), so a
+    row applies to the releases torch_min..torch_max (inclusive, "X.Y"; empty = open-ended).
+    """
 
     cuda: str = Field(pattern=r"^\d+\.\d+$")
     archs: list[str]  # compute capabilities with SASS in the wheel, e.g. "8.6"
     ptx: str | None = None  # the architecture whose PTX is also shipped (JIT for newer GPUs)
+    torch_min: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+    torch_max: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
     torch_versions: str = ""  # the releases this list applies to, as the source states
+
+
+class GpuArchSupport(Sourced):
+    """How long one NVIDIA GPU architecture is supported: the last driver branch that drives
+    it and the last PyTorch release (with the CUDA build) that ships code for it.
+
+    Empty fields mean "still supported" (or not known to have ended): nothing is guessed.
+    """
+
+    arch: str = Field(pattern=r"^[a-z]+$")  # "kepler", "maxwell", "pascal", "volta", …
+    cc_min: str = Field(pattern=r"^\d+\.\d+$")
+    cc_max: str = Field(pattern=r"^\d+\.\d+$")
+    last_driver_branch: str = Field(default="", pattern=r"^(\d+)?$")
+    last_torch: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+    last_torch_cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+
+
+class RocmGfxOverride(Sourced):
+    """`HSA_OVERRIDE_GFX_VERSION` value that makes ROCm treat these gfx targets as a supported
+    sibling (a documented workaround, not official support)."""
+
+    gfx: list[str] = Field(min_length=1)
+    override: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+
+
+class AmdGfxCodename(Sourced):
+    """The LLVM gfx target of an AMD chip codename ("Navi 22" in lspci → gfx1031)."""
+
+    codename: str = Field(pattern=r"^navi\d+$")
+    gfx: str = Field(pattern=r"^gfx[0-9a-f]+$")
+
+
+class NpuDcmiError(Sourced):
+    """An error code `npu-smi` (DCMI) prints as "ret is <code>", and what it means."""
+
+    code: int = Field(le=-1)
+    cause: Literal["device_in_other_container", "device_in_use"]
+
+
+class TorchNpuCann(Sourced):
+    """One row of the Ascend PyTorch adapter's version table: torch_npu ↔ PyTorch ↔ CANN."""
+
+    torch_npu: str = Field(pattern=r"^\d+\.\d+\.\d+(\.(post|rc)\d+)?$")
+    torch: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    cann: str = Field(pattern=r"^\d+\.\d+\.(\d+|RC\d+)$")
 
 
 class OllamaGpuRequirement(Sourced):
@@ -62,9 +113,10 @@ class OllamaGpuRequirement(Sourced):
 
     vendor: Literal["nvidia", "amd"]
     min_compute_capability: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
-    min_driver: str = Field(pattern=_VERSION)
+    min_driver: str = Field(default="", pattern=r"^(\d+(\.\d+)*)?$")
     legacy_max_compute_capability: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
     legacy_min_driver: str = Field(default="", pattern=r"^(\d+(\.\d+)*)?$")
+    gfx_targets: list[str] = Field(default_factory=list)  # AMD: LLVM targets ROCm builds ship
 
 
 COMPAT_KINDS: dict[str, type[BaseModel]] = {
@@ -73,4 +125,9 @@ COMPAT_KINDS: dict[str, type[BaseModel]] = {
     "torch_release": TorchRelease,
     "torch_wheel_arch": TorchWheelArch,
     "ollama_gpu_req": OllamaGpuRequirement,
+    "gpu_arch_support": GpuArchSupport,
+    "rocm_gfx_override": RocmGfxOverride,
+    "amd_gfx_codename": AmdGfxCodename,
+    "npu_dcmi_error": NpuDcmiError,
+    "torch_npu_cann": TorchNpuCann,
 }

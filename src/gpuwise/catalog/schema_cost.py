@@ -1,7 +1,8 @@
 """Typed cost data beyond cloud offers (registered through COST_KINDS into EXTRA_KINDS).
 
-- `host_platform`: what a host for N cards is built from (consumer desktop, workstation,
-  server), which host parts it uses, how many cards it takes and what the host draws.
+- `host_platform`: what a host for N cards is built from (desktop, workstation, PCIe server,
+  HGX/OAM server), which host parts it uses, how many cards and which card coolings it takes,
+  and what the host draws.
 - `cost_assumption`: a named constant of the cost model (idle draw as a share of TDP, default
   spot interruption rate, restart time, …), each with a source and a `basis` that says whether
   it was measured, published, derived by arithmetic, or is an explicit assumption.
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat, Positive
 
 from gpuwise.catalog.schema import Sourced
 
+Cooling = Literal["active", "passive", "liquid"]
 PartKind = Literal["cpu_board", "ram", "ssd", "psu", "chassis", "cooling", "server_barebone"]
 
 
@@ -32,10 +34,16 @@ class HostPlatform(Sourced):
     name_zh: str
     max_gpus: PositiveInt
     form_factors: list[str] = Field(default_factory=lambda: ["pcie"])
+    coolings: list[Cooling] = Field(default_factory=lambda: list[Cooling](["active"]))
+    """Card coolings (Gpu.cooling) the host can run: a desktop or workstation case has no
+    forced airflow for passive cards; a server takes all three."""
     parts: list[str] = Field(default_factory=list)
     needs: list[PartKind] = Field(default_factory=list)
     idle_w: NonNegativeFloat
     load_w: PositiveFloat
+    load_w_per_gpu: NonNegativeFloat = 0.0
+    """Host draw that grows with the cards fitted (server fans, NVSwitch and NIC per GPU):
+    the host draws load_w + cards x load_w_per_gpu while busy. 0 on desktops."""
     pue: str = "home"
 
 

@@ -40,11 +40,14 @@ class HostPart(Sourced):
     kind: Literal["cpu_board", "ram", "ssd", "psu", "chassis", "cooling", "server_barebone"]
     name: str
     price: PositiveFloat
-    currency: Literal["USD", "CNY"]
+    currency: Literal["USD", "CNY", "EUR"]
     date: dt.date
     max_gpus: int | None = Field(default=None, ge=1)
     watts: PositiveFloat | None = None
     idle_w: NonNegativeFloat | None = None
+    price_bound: Literal["point", "lower", "upper"] = "point"
+    """How the price was quoted: a point figure (or a range's midpoint), a floor ('from',
+    'over') or a ceiling ('under'). The note says which words of the source it rests on."""
 
 
 class PsuSizing(Sourced):
@@ -116,7 +119,9 @@ from gpuwise.catalog.schema_memory import (  # noqa: E402
     Precision,
     WeightFormat,
 )
+from gpuwise.catalog.schema_precision import PRECISION_KINDS  # noqa: E402
 from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
+from gpuwise.catalog.schema_supervise import SUPERVISE_KINDS  # noqa: E402
 
 EXTRA_KINDS: dict[str, type[BaseModel]] = {
     "weight_format": WeightFormat,
@@ -139,3 +144,5 @@ EXTRA_KINDS.update(SPEED_KINDS)
 EXTRA_KINDS.update(ADVISE_KINDS)
 EXTRA_KINDS.update(COMPAT_KINDS)
 EXTRA_KINDS.update(COST_KINDS)
+EXTRA_KINDS.update(PRECISION_KINDS)
+EXTRA_KINDS.update(SUPERVISE_KINDS)

@@ -1,48 +1,113 @@
 """Typed constants of the speed model: achievable fractions of datasheet peaks, per engine.
 
 Datasheet peaks overstate what LLM kernels reach; these fractions turn peaks into achievable
-rates. Each one is data with a source (a published benchmark or MFU table), and a user can
-override it with a measured number (docs/catalog-format.md).
+rates. The hand-written ones (data/speed.toml) each carry a source; the fitted ones
+(data/speed_fitted.toml) are written by `benchmarks/calibrate_speed.py` from the published
+measurements in tests/data/speed_cases.toml and name them in `calibrated_on`. A user can
+override any of them with a measured number (docs/catalog-format.md).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 
 from gpuwise.catalog.schema import Sourced
 
-Backend = Literal["cuda", "rocm", "metal", "any"]
+Backend = Literal["cuda", "rocm", "metal", "vulkan", "other", "any"]
+MemoryKind = Literal["hbm", "gddr", "unified", "any"]
+TensorRate = Literal["bf16", "fp16", "fp16_acc16", "fp8", "int8"]
 
 
-class EngineEfficiency(Sourced):
-    """How well one engine on one backend uses a GPU while serving."""
+class DecodeEfficiency(Sourced):
+    """Share of the memory bandwidth an engine's decode kernels reach on one kind of memory."""
+
+    engine: str = "any"
+    memory: MemoryKind = "any"
+    bandwidth_fraction: float = Field(gt=0, le=1)
+    calibrated_on: list[str] = Field(default_factory=list)
+
+
+class DecodeOverhead(Sourced):
+    """Fixed time per layer and token (kernel launches, synchronisation, sampling)."""
+
+    engine: str = "any"
+    backend: Backend = "any"
+    ms_per_layer: NonNegativeFloat
+    calibrated_on: list[str] = Field(default_factory=list)
+
+
+class DequantCost(Sourced):
+    """CUDA-core work per quantized weight a decode step reads, in FP32-FLOP equivalents.
+
+    Quantized mat-vec kernels unpack and scale every weight on the vector units; divided by the
+    card's FP32 rate this is time that bandwidth alone does not show (large on A100/H100, whose
+    vector throughput is low next to their bandwidth, small on GeForce cards).
+    """
+
+    engine: str = "any"
+    kind: str = "any"
+    flops_per_weight: NonNegativeFloat
+    calibrated_on: list[str] = Field(default_factory=list)
+
+
+class PrefillEfficiency(Sourced):
+    """Share of the tensor rate an engine's prefill GEMMs reach, per backend, architecture, path."""
+
+    engine: str = "any"
+    backend: Backend = "any"
+    architecture: str = "any"
+    rate: TensorRate | Literal["any"] = "any"
+    fraction: float = Field(gt=0, le=1)
+    calibrated_on: list[str] = Field(default_factory=list)
+
+
+class KernelPath(Sourced):
+    """Which tensor rate an engine's prefill GEMMs run at for a weight format.
+
+    W8A8 FP8 runs at the FP8 rate where the card has one; weight-only formats (GPTQ, AWQ,
+    bitsandbytes NF4, MLX) dequantize to 16 bits and run at the 16-bit rate; llama.cpp's
+    quantized GEMMs (MMQ) run on INT8 tensor cores; its F16 GEMMs accumulate in FP16. An entry
+    with `before` describes builds older than that date (a measurement made with one says so).
+    `staging_bytes_per_weight`: kernels that first dequantize each weight matrix to a 16-bit copy
+    write it (2 bytes per weight) for every prefill chunk before the GEMM runs.
+    """
+
+    engine: str = "any"
+    backend: Backend = "any"
+    kind: str
+    rate: TensorRate
+    staging_bytes_per_weight: NonNegativeFloat = 0.0
+    before: dt.date | None = None
+
+
+class EngineEra(Sourced):
+    """Builds of an engine before a documented change whose decode costs differ (e.g. vLLM
+    before CUDA graphs). Measurements made with such a build are fitted as their own group, a
+    child of the engine's, so they do not blur what current builds do."""
 
     engine: str
-    backend: Backend = "any"
-    decode_bandwidth_fraction: float = Field(gt=0, le=1)
-    decode_overhead_ms_per_layer: NonNegativeFloat = 0.0
-    prefill_flops_fraction: float = Field(gt=0, le=2)
-    prefill_tflops_cap: PositiveFloat | None = None
-    calibrated_on: list[str] = Field(default_factory=list)
+    before: dt.date
+    era: str
 
 
-class KernelEfficiency(Sourced):
-    """Quantized kernels reach a smaller share of bandwidth/compute than 16-bit ones."""
+class HalfAccumulate(Sourced):
+    """Speed-up of FP16 GEMMs that accumulate in FP16 over the catalog's FP32-accumulate rate."""
 
-    kind: str
-    decode_factor: float = Field(gt=0, le=1.2)
-    prefill_factor: float = Field(gt=0, le=1.2)
-    calibrated_on: list[str] = Field(default_factory=list)
+    vendor: str
+    gpu_class: str
+    architectures: list[str]
+    factor: PositiveFloat
 
 
 class TrainEfficiency(Sourced):
-    """Model FLOPs utilisation (of dense BF16 peak) that fine-tuning typically reaches."""
+    """Share of the achievable matmul rate (matmul_fraction × dense BF16 peak) training reaches."""
 
-    mode: Literal["full", "lora", "qlora", "freeze"]
+    mode: Literal["full", "lora", "qlora", "freeze", "any"]
     architecture: str = "any"
-    mfu: float = Field(gt=0, le=1)
+    matmul_utilisation: float = Field(gt=0, le=1)
     calibrated_on: list[str] = Field(default_factory=list)
 
 
@@ -70,11 +135,37 @@ class HostMemory(Sourced):
     network_gbps: dict[str, PositiveFloat]
 
 
+class FitSettings(Sourced):
+    """Anchors and pooling strengths of the calibration fit (estimate/speed_fit.py).
+
+    Priors hold where no measurement exists; `pooling_cases` is how many cases' worth of weight
+    a parent value (an engine's, or every engine's) carries against a group's own cases. A case
+    informs a prefill or training share only when compute is at least `compute_share_min` of
+    its time.
+    """
+
+    decode_bandwidth_fraction: float = Field(gt=0, le=1)
+    decode_overhead_ms_per_layer: NonNegativeFloat
+    dequant_flops_per_weight: NonNegativeFloat
+    prefill_fraction: float = Field(gt=0, le=1)
+    train_matmul_utilisation: float = Field(gt=0, le=1)
+    decode_bandwidth_fraction_max: float = Field(gt=0, le=1)
+    compute_share_min: float = Field(ge=0, lt=1)
+    pooling_cases: PositiveFloat
+    prior_cases: PositiveFloat
+
+
 SPEED_KINDS: dict[str, type[BaseModel]] = {
-    "engine_efficiency": EngineEfficiency,
-    "kernel_efficiency": KernelEfficiency,
+    "decode_efficiency": DecodeEfficiency,
+    "decode_overhead": DecodeOverhead,
+    "dequant_cost": DequantCost,
+    "prefill_efficiency": PrefillEfficiency,
+    "kernel_path": KernelPath,
+    "engine_era": EngineEra,
+    "half_accumulate": HalfAccumulate,
     "train_efficiency": TrainEfficiency,
     "matmul_fraction": MatmulFraction,
     "link_model": LinkModel,
     "host_memory": HostMemory,
+    "fit_settings": FitSettings,
 }

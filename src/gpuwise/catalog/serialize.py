@@ -69,6 +69,13 @@ def model_dict(cat: Catalog | None, m: LlmModel, local: Source | None = None) ->
         "ollama_tags": list(m.ollama_tags),
         "aliases": list(m.aliases),
         "gguf_file_type": m.gguf_file_type,
+        "kv_layers": m.kv_layers,
+        "ssm": m.ssm.model_dump() if m.ssm else None,
+        "norm": m.norm,
+        "parallel_attn_ffn": m.parallel_attn_ffn,
+        "rotary_fraction": m.rotary_fraction,
+        "weight_dtype": m.weight_dtype,
+        "weight_bytes_exact": m.weight_bytes_exact,
         "sources": [source_dict(s) for s in sources],
         "field_sources": dict(m.field_sources),
     }

@@ -15,7 +15,10 @@ import typer
 from gpuwise.errors import GpuwiseError
 from gpuwise.i18n import detect_lang, get_lang, set_lang, t
 
-COMMANDS = ("gpus", "models", "estimate", "fit", "offers", "cost", "plan", "doctor")
+COMMANDS = (
+    "gpus", "models", "estimate", "fit", "offers", "cost", "plan", "doctor", "supervise",
+    "watch", "record", "runs", "exporter", "prices",
+)  # fmt: skip
 
 
 def _pre_parse(args: list[str]) -> tuple[str | None, bool, list[str]]:
@@ -25,6 +28,10 @@ def _pre_parse(args: list[str]) -> tuple[str | None, bool, list[str]]:
     rest: list[str] = []
     it = iter(args)
     for arg in it:
+        if arg == "--":  # what follows belongs to a wrapped command (supervise, record)
+            rest.append(arg)
+            rest.extend(it)
+            break
         if arg == "--debug":
             debug = True
         elif arg == "--lang":
@@ -54,6 +61,7 @@ def build_app() -> typer.Typer:
     def _root(
         lang: str = typer.Option(None, "--lang", help=t("cli.opt_lang")),
         debug: bool = typer.Option(False, "--debug", help=t("cli.opt_debug")),
+        version: bool = typer.Option(False, "--version", "-V", help=t("flags.opt_version")),
     ) -> None:
         """Documented here; the values are read by _pre_parse."""
 
@@ -74,9 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run a command, turning every error into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    from gpuwise.cli.startup import prepare_streams, version_line
+
+    prepare_streams(debug)
     try:
         lang, debug, rest = _pre_parse(args)
         set_lang(detect_lang(lang))
+        prepare_streams(debug, lang_given=lang is not None)
+        if rest[:1] in (["--version"], ["-V"]):
+            sys.stdout.write(version_line() + "\n")
+            return 0
         from gpuwise.cli.localize import localize_click
 
         localize_click(get_lang())

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from gpuwise.cli.numbers import number, number_or_name
 from gpuwise.i18n import t
 
 if TYPE_CHECKING:
@@ -19,36 +21,76 @@ def register(app: typer.Typer) -> None:
     @app.command("cost", help=t("cost.help"))
     def cost(
         own: str = typer.Option(None, "--own", help=t("cost.opt_own")),
-        count: int = typer.Option(1, "--count", help=t("cost.opt_count")),
+        count: int = typer.Option(
+            1, "--count", help=t("cost.opt_count"), click_type=number("card_count")
+        ),
+        owned: bool = typer.Option(False, "--owned", help=t("cost.opt_owned")),
         vs: list[str] = typer.Option([], "--vs", help=t("cost.opt_vs")),
-        hours_per_day: float = typer.Option(8.0, "--hours-per-day", help=t("cost.opt_hours")),
-        months: int = typer.Option(24, "--months", help=t("cost.opt_months")),
-        data_gb: float = typer.Option(0.0, "--data-gb", help=t("cost.opt_data_gb")),
+        hours_per_day: float = typer.Option(
+            8.0, "--hours-per-day", help=t("cost.opt_hours"), click_type=number("hours_per_day")
+        ),
+        months: int = typer.Option(
+            24, "--months", help=t("cost.opt_months"), click_type=number("months", whole=True)
+        ),
+        data_gb: float = typer.Option(
+            0.0, "--data-gb", help=t("cost.opt_data_gb"), click_type=number("storage_gb")
+        ),
         storage: str = typer.Option("block", "--storage", help=t("cost.opt_storage")),
-        egress_gb: float = typer.Option(0.0, "--egress-gb-per-month", help=t("cost.opt_egress")),
-        snapshot_gb: float = typer.Option(0.0, "--snapshot-gb", help=t("cost.opt_snapshot")),
+        egress_gb: float = typer.Option(
+            0.0,
+            "--egress-gb-per-month",
+            help=t("cost.opt_egress"),
+            click_type=number("storage_gb"),
+        ),
+        snapshot_gb: float = typer.Option(
+            0.0, "--snapshot-gb", help=t("cost.opt_snapshot"), click_type=number("storage_gb")
+        ),
         checkpoint_min: float = typer.Option(
-            30.0, "--checkpoint-min", help=t("cost.opt_checkpoint")
+            30.0,
+            "--checkpoint-min",
+            help=t("cost.opt_checkpoint"),
+            click_type=number("checkpoint_min"),
         ),
         nat: bool = typer.Option(False, "--nat", help=t("cost.opt_nat")),
         no_public_ip: bool = typer.Option(False, "--no-public-ip", help=t("cost.opt_no_ip")),
-        card_price: float = typer.Option(None, "--card-price", help=t("cost.opt_card_price")),
-        host_price: float = typer.Option(None, "--host-price", help=t("cost.opt_host_price")),
+        card_price: float = typer.Option(
+            None, "--card-price", help=t("cost.opt_card_price"), click_type=number("money")
+        ),
+        host_price: float = typer.Option(
+            None, "--host-price", help=t("cost.opt_host_price"), click_type=number("money")
+        ),
         platform: str = typer.Option(None, "--platform", help=t("cost.opt_platform")),
-        tariff: str = typer.Option(None, "--tariff", help=t("cost.opt_tariff")),
-        pue: str = typer.Option(None, "--pue", help=t("cost.opt_pue")),
-        idle_hours: float = typer.Option(None, "--idle-hours-per-day", help=t("cost.opt_idle")),
-        resale_pct: float = typer.Option(None, "--resale-pct", help=t("cost.opt_resale")),
+        tariff: str = typer.Option(
+            None, "--tariff", help=t("cost.opt_tariff"), click_type=number_or_name("tariff")
+        ),
+        pue: str = typer.Option(
+            None, "--pue", help=t("cost.opt_pue"), click_type=number_or_name("pue")
+        ),
+        idle_hours: float = typer.Option(
+            None,
+            "--idle-hours-per-day",
+            help=t("cost.opt_idle"),
+            click_type=number("hours_per_day"),
+        ),
+        resale_pct: float = typer.Option(
+            None, "--resale-pct", help=t("cost.opt_resale"), click_type=number("percent")
+        ),
         maintenance_pct: float = typer.Option(
-            None, "--maintenance-pct", help=t("cost.opt_maintenance")
+            None, "--maintenance-pct", help=t("cost.opt_maintenance"), click_type=number("percent")
         ),
         interruptions: float = typer.Option(
-            None, "--spot-interruptions-per-day", help=t("cost.opt_interruptions")
+            None,
+            "--spot-interruptions-per-day",
+            help=t("cost.opt_interruptions"),
+            click_type=number("interruptions_per_day"),
         ),
-        restart_min: float = typer.Option(None, "--restart-min", help=t("cost.opt_restart")),
+        restart_min: float = typer.Option(
+            None, "--restart-min", help=t("cost.opt_restart"), click_type=number("restart_min")
+        ),
         currency: str = typer.Option(None, "--currency", help=t("cost.opt_currency")),
-        fx: float = typer.Option(None, "--fx", help=t("cost.opt_fx")),
+        fx: float = typer.Option(None, "--fx", help=t("cost.opt_fx"), click_type=number("fx")),
         plot: str = typer.Option(None, "--plot", help=t("cost.opt_plot")),
+        force: bool = typer.Option(False, "--force", help=t("flags.opt_force")),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
     ) -> None:
         from gpuwise.cost.rent import RentUsage
@@ -68,13 +110,17 @@ def register(app: typer.Typer) -> None:
             public_ip=not no_public_ip,
             nat=nat,
         )
+        if owned and not own:
+            from gpuwise.errors import UserError
+
+            raise UserError("cost.owned_without_own")
         own_opts = OwnOptions(
-            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct
+            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct, owned
         )
         rent_opts = RentOptions(interruptions, restart_min)
         _run(
             own, count, vs, hours_per_day, months, idle_hours, usage, own_opts, rent_opts,
-            currency, fx, plot, as_json,
+            currency, fx, plot, as_json, force,
         )  # fmt: skip
 
 
@@ -106,6 +152,17 @@ def _check(
             raise UserError("cost.negative", option=option, value=value)
 
 
+def _in_currency(ctx: Any, opts: OwnOptions) -> OwnOptions:
+    """Prices typed with another currency's symbol (`--card-price ¥12000`) converted."""
+    import dataclasses
+
+    from gpuwise.cli.numbers import money_in
+
+    card = money_in(ctx, opts.card_price, "--card-price")
+    host = money_in(ctx, opts.host_price, "--host-price")
+    return dataclasses.replace(opts, card_price=card, host_price=host)
+
+
 def _run(
     own: str | None,
     count: int,
@@ -120,6 +177,7 @@ def _run(
     fx: float | None,
     plot: str | None,
     as_json: bool,
+    force: bool = False,
 ) -> None:
     import datetime as dt
 
@@ -132,8 +190,13 @@ def _run(
 
     if not own and not vs:
         raise UserError("cost.nothing_to_compare")
+    if plot:
+        from gpuwise.userfiles import check_output
+
+        check_output(Path(plot), force, "--plot")
     cat = load_catalog()
     ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
+    own_opts = _in_currency(ctx, own_opts)
     owned = resolve_own(cat, ctx, own, count, own_opts) if own else None
     rents = [resolve_rent(cat, ctx, v, rent_opts) for v in vs]
     report = cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
@@ -141,8 +204,12 @@ def _run(
     if plot:
         from gpuwise.i18n import get_lang
         from gpuwise.render.chart import plot_cumulative
+        from gpuwise.userfiles import write_output
 
-        notes = plot_cumulative(report, plot, get_lang())
+        def draw(tmp: Path) -> None:
+            notes.extend(plot_cumulative(report, plot, get_lang(), save_to=str(tmp)))
+
+        write_output(Path(plot), draw, force, "--plot")
         report["plot"] = {"path": plot, "notes": notes}
     if as_json:
         out.emit_json(report)

@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from gpuwise.cli.estimate_options import JobOptions, build_request, with_job_options
+from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
 
@@ -18,10 +19,21 @@ def register(app: typer.Typer) -> None:
     def estimate(
         model: str = typer.Argument(..., help=t("models.arg_name")),
         gpu: str = typer.Option(None, "--gpu", help=t("est.opt_gpu")),
-        concurrency: int = typer.Option(None, "--concurrency", help=t("est.opt_concurrency")),
-        train_tokens: float = typer.Option(None, "--train-tokens", help=t("est.opt_train_tokens")),
-        epochs: float = typer.Option(1.0, "--epochs", help=t("est.opt_epochs")),
-        cpu_bandwidth: float = typer.Option(None, "--cpu-bandwidth", help=t("est.opt_cpu_bw")),
+        concurrency: int = typer.Option(
+            None, "--concurrency", help=t("est.opt_concurrency"), click_type=number("concurrency")
+        ),
+        train_tokens: float = typer.Option(
+            None,
+            "--train-tokens",
+            help=t("est.opt_train_tokens"),
+            click_type=number("dataset_tokens"),
+        ),
+        epochs: float = typer.Option(
+            1.0, "--epochs", help=t("est.opt_epochs"), click_type=number("epochs")
+        ),
+        cpu_bandwidth: float = typer.Option(
+            None, "--cpu-bandwidth", help=t("est.opt_cpu_bw"), click_type=number("cpu_bandwidth")
+        ),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
         job: JobOptions | None = None,
     ) -> None:
@@ -58,6 +70,10 @@ def _run(
     cat, req = build_request(model, job)
     consts = MemoryConstants.from_catalog(cat)
     gpu = cat.gpu(gpu_name) if gpu_name else None
+    if gpu is not None:
+        from gpuwise.estimate.support import check_runs_on
+
+        check_runs_on(cat, req, gpu)
     if gpu is None and (opts["concurrency"] or opts["train_tokens"]):
         raise UserError("speed.needs_gpu")
     sc = SpeedConstants.from_catalog(cat) if gpu is not None else None

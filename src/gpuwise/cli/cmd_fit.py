@@ -36,7 +36,14 @@ def _run(model: str, vendor: str | None, as_json: bool, job: JobOptions) -> None
     from gpuwise.catalog.catalog import listing_of
 
     chosen = filter_gpus(listing_of(cat)["gpus"], vendor, 0.0, None)
-    rows = fit_catalog(req, consts, [cat.gpu_by_id(g["id"]) for g in chosen])
+    from gpuwise.cli.flags import fit_counts
+    from gpuwise.estimate.fit import GPU_COUNTS
+
+    counts = fit_counts(job.gpus, GPU_COUNTS)
+    from gpuwise.estimate.support import runs_on
+
+    gpus = [cat.gpu_by_id(g["id"]) for g in chosen]
+    rows = fit_catalog(req, consts, [g for g in gpus if runs_on(cat, req, g)], counts)
     data = [
         {
             "gpu": r.gpu.id,

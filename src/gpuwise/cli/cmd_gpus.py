@@ -6,6 +6,7 @@ from typing import Any
 
 import typer
 
+from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
 SORT_KEYS = ("memory", "bandwidth", "bf16", "fp8", "tdp", "year", "name", "price")  # query.SORTS
@@ -19,7 +20,9 @@ def register(app: typer.Typer) -> None:
     def list_gpus(
         ctx: typer.Context,
         vendor: str = typer.Option(None, "--vendor", help=t("gpus.opt_vendor")),
-        min_memory: float = typer.Option(0.0, "--min-memory", help=t("gpus.opt_min_memory")),
+        min_memory: float = typer.Option(
+            0.0, "--min-memory", help=t("gpus.opt_min_memory"), click_type=number("memory_gb")
+        ),
         gpu_class: str = typer.Option(None, "--class", help=t("gpus.opt_class")),
         sort: str = typer.Option(
             "memory", "--sort", help=t("gpus.opt_sort", keys=", ".join(SORT_KEYS))

@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
 PERSONAS = ("individual", "small-team", "enterprise-domestic", "cost-extreme")
@@ -23,24 +24,53 @@ def register(app: typer.Typer) -> None:
         model: str = typer.Option(None, "--model", help=t("plan.opt_model")),
         workload: str = typer.Option(None, "--workload", help=t("plan.opt_workload")),
         mode: str = typer.Option(None, "--mode", help=t("est.opt_mode")),
-        dataset_tokens: float = typer.Option(None, "--dataset-tokens", help=t("plan.opt_tokens")),
-        epochs: float = typer.Option(None, "--epochs", help=t("est.opt_epochs")),
-        runs_per_month: float = typer.Option(None, "--runs-per-month", help=t("plan.opt_runs")),
-        concurrency: int = typer.Option(None, "--concurrency", help=t("est.opt_concurrency")),
-        context: int = typer.Option(None, "--context", help=t("est.opt_context")),
-        target_tps: float = typer.Option(None, "--target-tokens-per-s", help=t("plan.opt_target")),
-        months: float = typer.Option(None, "--months", help=t("plan.opt_months")),
-        hours_per_day: float = typer.Option(None, "--hours-per-day", help=t("plan.opt_hours")),
-        budget: float = typer.Option(None, "--budget", help=t("plan.opt_budget")),
+        dataset_tokens: float = typer.Option(
+            None, "--dataset-tokens", help=t("plan.opt_tokens"), click_type=number("dataset_tokens")
+        ),
+        epochs: float = typer.Option(
+            None, "--epochs", help=t("est.opt_epochs"), click_type=number("epochs")
+        ),
+        runs_per_month: float = typer.Option(
+            None, "--runs-per-month", help=t("plan.opt_runs"), click_type=number("runs_per_month")
+        ),
+        concurrency: int = typer.Option(
+            None, "--concurrency", help=t("est.opt_concurrency"), click_type=number("concurrency")
+        ),
+        context: int = typer.Option(
+            None, "--context", help=t("est.opt_context"), click_type=number("context")
+        ),
+        target_tps: float = typer.Option(
+            None,
+            "--target-tokens-per-s",
+            help=t("plan.opt_target"),
+            click_type=number("target_tps"),
+        ),
+        months: float = typer.Option(
+            None, "--months", help=t("plan.opt_months"), click_type=number("months")
+        ),
+        hours_per_day: float = typer.Option(
+            None, "--hours-per-day", help=t("plan.opt_hours"), click_type=number("busy_hours")
+        ),
+        budget: float = typer.Option(
+            None, "--budget", help=t("plan.opt_budget"), click_type=number("budget")
+        ),
         budget_per: str = typer.Option(None, "--budget-per", help=t("plan.opt_budget_per")),
         currency: str = typer.Option(None, "--currency", help=t("plan.opt_currency")),
         region: str = typer.Option(None, "--region", help=t("plan.opt_region")),
+        host_price: float = typer.Option(
+            None, "--host-price", help=t("plan.opt_host_price"), click_type=number("money")
+        ),
+        allow_spot: bool = typer.Option(
+            None, "--allow-spot/--no-spot", help=t("plan.opt_allow_spot")
+        ),
         no_cloud: bool = typer.Option(False, "--data-stays", help=t("plan.opt_data_stays")),
         domestic: bool = typer.Option(False, "--domestic", help=t("plan.opt_domestic")),
         framework: list[str] = typer.Option(None, "--framework", help=t("plan.opt_framework")),
-        deadline_days: float = typer.Option(None, "--deadline-days", help=t("plan.opt_deadline")),
-        fx: float = typer.Option(None, "--fx", help=t("plan.opt_fx")),
-        top: int = typer.Option(8, "--top", help=t("plan.opt_top")),
+        deadline_days: float = typer.Option(
+            None, "--deadline-days", help=t("plan.opt_deadline"), click_type=number("deadline_days")
+        ),
+        fx: float = typer.Option(None, "--fx", help=t("plan.opt_fx"), click_type=number("fx")),
+        top: int = typer.Option(8, "--top", help=t("plan.opt_top"), click_type=number("top")),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
         markdown_file: Path = typer.Option(None, "--markdown", help=t("plan.opt_markdown")),
         force: bool = typer.Option(False, "--force", help=t("plan.opt_force")),
@@ -64,14 +94,13 @@ def register(app: typer.Typer) -> None:
             "deadline_days": deadline_days,
             "data_may_leave": False if no_cloud else None,
             "domestic_only": True if domestic else None,
+            "host_price": host_price,
+            "allow_spot": allow_spot,
             "frameworks": framework or None,
         }
-        if budget is not None:
-            flags["budget"] = {
-                "amount": budget,
-                "per": budget_per or "month",
-                "currency": (currency or "CNY").upper(),
-            }
+        from gpuwise.cli.flags import plan_budget
+
+        flags["budget"] = plan_budget(budget, budget_per, currency)
         _run(scenario, persona, example, flags, fx, top, as_json, markdown_file, force)
 
 
@@ -115,10 +144,16 @@ def _run(
 
     if top < 1:
         raise UserError("estimate.not_positive", flag="--top", value=top)
-    if markdown_file is not None and markdown_file.exists() and not force:
-        raise UserError("plan.file_exists", file=str(markdown_file))
+    if markdown_file is not None:
+        from gpuwise.userfiles import check_output
+
+        check_output(markdown_file, force, "--markdown")
+    from gpuwise.cli.flags import check_budget_complete, check_plan_sources
+
+    check_plan_sources(scenario, persona, example)
     data, origin = _source(scenario, persona, example)
     data = merge(data, {k: v for k, v in flags.items() if v not in (None, {})})
+    check_budget_complete(data, origin)
     if not data.get("workload", {}).get("model") or not data["workload"].get("kind"):
         raise UserError("plan.no_workload", file=origin)
     s = parse_scenario(data, origin)
@@ -126,11 +161,9 @@ def _run(
     report = plan_report(cat, make_plan(cat, s, dt.date.today(), fx), top)
     if markdown_file is not None:
         from gpuwise.render.plan import markdown
+        from gpuwise.userfiles import write_text_output
 
-        try:
-            markdown_file.write_text(markdown(report), encoding="utf-8")
-        except OSError as exc:
-            raise UserError("plan.cannot_write", file=str(markdown_file), problem=str(exc)) from exc
+        write_text_output(markdown_file, markdown(report), force, "--markdown")
     if as_json:
         out.emit_json(report)
         return

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 import typer
 
+from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
 
@@ -42,11 +43,19 @@ class JobOptions:
 def _job_options(
     mode: str = typer.Option("inference", "--mode", help=t("est.opt_mode")),
     quant: str = typer.Option(None, "--quant", help=t("est.opt_quant")),
-    batch: int = typer.Option(1, "--batch", help=t("est.opt_batch")),
-    seq_len: int = typer.Option(2048, "--seq-len", help=t("est.opt_seq_len")),
-    context: int = typer.Option(None, "--context", help=t("est.opt_context")),
-    prompt_tokens: int = typer.Option(None, "--prompt-tokens", help=t("est.opt_prompt")),
-    gen_tokens: int = typer.Option(None, "--gen-tokens", help=t("est.opt_gen")),
+    batch: int = typer.Option(1, "--batch", help=t("est.opt_batch"), click_type=number("batch")),
+    seq_len: int = typer.Option(
+        2048, "--seq-len", help=t("est.opt_seq_len"), click_type=number("context")
+    ),
+    context: int = typer.Option(
+        None, "--context", help=t("est.opt_context"), click_type=number("context")
+    ),
+    prompt_tokens: int = typer.Option(
+        None, "--prompt-tokens", help=t("est.opt_prompt"), click_type=number("tokens_part")
+    ),
+    gen_tokens: int = typer.Option(
+        None, "--gen-tokens", help=t("est.opt_gen"), click_type=number("tokens_part")
+    ),
     kv_dtype: str = typer.Option(None, "--kv-dtype", help=t("est.opt_kv")),
     optimizer: str = typer.Option("adamw", "--optimizer", help=t("est.opt_optimizer")),
     precision: str = typer.Option("mixed-bf16", "--precision", help=t("est.opt_precision")),
@@ -57,12 +66,14 @@ def _job_options(
         False, "--optimizer-in-backward", help=t("est.opt_in_bwd")
     ),
     attention: str = typer.Option(None, "--attention", help=t("est.opt_attention")),
-    lora_rank: int = typer.Option(16, "--lora-rank", help=t("est.opt_lora_rank")),
+    lora_rank: int = typer.Option(
+        16, "--lora-rank", help=t("est.opt_lora_rank"), click_type=number("lora_rank")
+    ),
     lora_targets: str = typer.Option(
         "all-linear", "--lora-targets", help=t("est.opt_lora_targets")
     ),
     train_modules: str = typer.Option("", "--train-modules", help=t("est.opt_train_modules")),
-    gpus: int = typer.Option(1, "--gpus", help=t("est.opt_gpus")),
+    gpus: int = typer.Option(1, "--gpus", help=t("est.opt_gpus"), click_type=number("gpus")),
     strategy: str = typer.Option("none", "--strategy", help=t("est.opt_strategy")),
     engine: str = typer.Option(None, "--engine", help=t("est.opt_engine")),
 ) -> JobOptions:
@@ -103,6 +114,9 @@ def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-de
     for flag, value in (("--prompt-tokens", o.prompt_tokens), ("--gen-tokens", o.gen_tokens)):
         if value is not None and value < 0:
             raise UserError("estimate.not_positive", flag=flag, value=value)
+    from gpuwise.cli.flags import check_prompt
+
+    check_prompt(context, o.prompt_tokens, o.gen_tokens)
     if context is None and (o.prompt_tokens or o.gen_tokens):
         context = (o.prompt_tokens or 0) + (o.gen_tokens or 0)
     req = MemoryRequest(

@@ -11,8 +11,23 @@
 
 from __future__ import annotations
 
-from gpuwise.cost.model import CostOption
-from gpuwise.cost.own import OwnSpec, own_cost
-from gpuwise.cost.rent import RentSpec, RentUsage, rent_cost
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpuwise.cost.model import CostOption
+    from gpuwise.cost.own import OwnSpec, own_cost
+    from gpuwise.cost.rent import RentSpec, RentUsage, rent_cost
 
 __all__ = ["CostOption", "OwnSpec", "RentSpec", "RentUsage", "own_cost", "rent_cost"]
+_HOME = {"CostOption": "model", "OwnSpec": "own", "own_cost": "own"}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the cost modules on first use, so `gpuwise.cost.fx` alone stays light (the offers
+    listing imports it without the typed catalog)."""
+    if name in __all__:
+        import importlib
+
+        module = importlib.import_module(f"gpuwise.cost.{_HOME.get(name, 'rent')}")
+        return getattr(module, name)
+    raise AttributeError(name)

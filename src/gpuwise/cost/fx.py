@@ -5,9 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpuwise.catalog.schema_extra import FxRate
 from gpuwise.errors import UserError
+
+if TYPE_CHECKING:  # only attributes are read: plain records with the same fields work too
+    from gpuwise.catalog.schema_extra import FxRate
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,9 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gpuwise.catalog.dating import STALE_AFTER_DAYS as STALE_AFTER_DAYS
+from gpuwise.catalog.dating import is_stale as is_stale
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
-
-STALE_AFTER_DAYS = 180
-"""Product rule (issue 5): a price older than this many days is shown as stale."""
 
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24
 """Days in an average month (730 h / 24 h), so hours per day x DAYS_PER_MONTH = hours a month."""
@@ -18,11 +17,6 @@ DAYS_PER_MONTH = HOURS_PER_MONTH / 24
 def busy_hours_per_month(hours_per_day: float) -> float:
     """Hours of use a month for a daily usage (an average month of 730 hours)."""
     return hours_per_day * DAYS_PER_MONTH
-
-
-def is_stale(date: dt.date | None, today: dt.date) -> bool:
-    """True when a dated price is older than STALE_AFTER_DAYS; an undated price is stale."""
-    return date is None or (today - date).days > STALE_AFTER_DAYS
 
 
 @dataclass(frozen=True)
@@ -64,17 +58,29 @@ class PriceRef:
     date: dt.date | None
     source: str
     stale: bool
+    retrieved: dt.date | None = None
+    origin: str = "catalog"
+    """catalog | feed (a refreshed price feed) | user (the user's own value or quote)."""
+
+    @property
+    def undated(self) -> bool:
+        """The source states no date for this price ("date unknown")."""
+        return self.date is None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON shape."""
+        """JSON shape: `date` is the published date (None: date unknown)."""
         return {
             "label": self.label,
             "amount": self.amount,
             "currency": self.currency,
             "per": self.per,
             "date": self.date.isoformat() if self.date else None,
+            "published": self.date.isoformat() if self.date else None,
+            "retrieved": self.retrieved.isoformat() if self.retrieved else None,
             "source": self.source,
             "stale": self.stale,
+            "undated": self.undated,
+            "origin": self.origin,
         }
 
 

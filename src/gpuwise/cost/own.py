@@ -7,7 +7,14 @@
 - electricity: (busy hours x load power + idle hours x idle power) x PUE x tariff, where
   load power = cards x TDP x load fraction + host load draw and idle power likewise;
 - maintenance: yearly allowance x cards' price x years;
-- resale: what the cards fetch used at the end (interpolated curve, or the user's share).
+- resale: what the cards fetch used at the end (interpolated curve, or the user's share),
+  never more than was paid for them, so a total is never negative.
+
+Hardware the user already owns (`OwnSpec.owned`) is sunk cost: no purchase, no host, no resale
+credit — only what this work adds: the electricity of its busy hours (the machine is not assumed
+to stay on for it) and the wear it causes, the maintenance allowance in the share of hours the
+cards work. What the cards would fetch if sold today is their opportunity value, reported apart
+in `details`, never netted into the total.
 
 Everything is in one currency, already converted when the spec was resolved.
 """
@@ -15,7 +22,6 @@ Everything is in one currency, already converted when the spec was resolved.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,6 +50,7 @@ class OwnSpec:
     resale_curve: tuple[tuple[float, float], ...] = ()
     resale_fraction_override: float | None = None
     unpriced_host: tuple[str, ...] = ()
+    owned: bool = False
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -72,14 +79,23 @@ def resale_fraction(curve: Sequence[tuple[float, float]], age_months: float) -> 
     return points[0][1]
 
 
+def resale_known(spec: OwnSpec) -> bool:
+    """Whether anything (a curve or the user's share) says what the cards fetch used."""
+    return spec.resale_fraction_override is not None or bool(spec.resale_curve)
+
+
 def resale_value(spec: OwnSpec, months: float) -> float:
-    """What the cards fetch used after `months` of ownership."""
+    """What the cards fetch used after `months` more of ownership (0 when unknown).
+
+    Capped at what was paid for them: a curve of launch-price fractions applied to a card bought
+    below its launch price could otherwise promise a profit, and a total below zero.
+    """
     if spec.resale_fraction_override is not None:
         return spec.count * spec.card_price * spec.resale_fraction_override
     if not spec.resale_curve:
         return 0.0
     share = resale_fraction(spec.resale_curve, spec.resale_age_months + months)
-    return spec.count * spec.resale_base_per_card * share
+    return min(spec.count * spec.resale_base_per_card * share, spec.count * spec.card_price)
 
 
 def energy_kwh(spec: OwnSpec, busy_hours: float, idle_hours: float) -> float | None:
@@ -102,22 +118,39 @@ def own_cost(
     `idle_hours_per_month` defaults to the rest of the month (the box stays on); give 0 for a
     machine switched off when not in use.
     """
+    all_hours = 24 * DAYS_PER_MONTH
     if idle_hours_per_month is None:
-        idle_hours_per_month = max(0.0, 24 * DAYS_PER_MONTH - busy_hours_per_month)
+        idle_hours_per_month = 0.0 if spec.owned else max(0.0, all_hours - busy_hours_per_month)
     cards = spec.count * spec.card_price
-    items: dict[str, float] = {"cards": cards}
-    unpriced = list(spec.unpriced_host)
-    if spec.host_price is None:
-        unpriced.insert(0, "host")
-    else:
-        items["host"] = spec.host_price
+    items: dict[str, float] = {}
+    unpriced = [] if spec.owned else list(spec.unpriced_host)
+    if not spec.owned:
+        items["cards"] = cards
+        if spec.host_price is None:
+            unpriced.insert(0, "host")
+        else:
+            items["host"] = spec.host_price
     kwh = energy_kwh(spec, busy_hours_per_month * months, idle_hours_per_month * months)
     if kwh is None:
         unpriced.append("electricity")
     else:
         items["electricity"] = kwh * spec.pue * spec.tariff_per_kwh
-    items["maintenance"] = cards * spec.maintenance_annual_fraction * months / 12
-    items["resale"] = -resale_value(spec, months)
+    # an allowance on what the hardware is worth: its price, or for owned cards their used value
+    # in the share of hours this work uses them
+    worth = resale_value(spec, 0.0) if spec.owned and resale_known(spec) else cards
+    share = min(1.0, busy_hours_per_month / all_hours) if spec.owned else 1.0
+    items["maintenance"] = worth * spec.maintenance_annual_fraction * share * months / 12
+    details = {
+        "busy_hours": busy_hours_per_month * months,
+        "idle_hours": idle_hours_per_month * months,
+    }
+    if kwh is not None:
+        details["energy_kwh"] = kwh * spec.pue
+    if spec.owned:
+        if resale_known(spec):
+            details["opportunity_value"] = worth
+    elif resale_known(spec):
+        items["resale"] = -resale_value(spec, months)
     return CostOption(
         label=spec.label,
         kind="own",
@@ -125,9 +158,5 @@ def own_cost(
         months=months,
         items=items,
         unpriced=tuple(unpriced),
-        details={
-            "busy_hours": busy_hours_per_month * months,
-            "idle_hours": idle_hours_per_month * months,
-            "energy_kwh": math.nan if kwh is None else kwh * spec.pue,
-        },
+        details=details,
     )

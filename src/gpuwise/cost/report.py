@@ -91,6 +91,7 @@ def cost_report(
                 {
                     "gpu": own.spec.gpu_id,
                     "count": own.spec.count,
+                    "owned": own.spec.owned,
                     "platform": own.platform,
                     "psu_w": None if own.psu_w is None else round(own.psu_w),
                     "host_parts": [{"id": i, "amount": round(a, 2)} for i, a in own.host_parts],

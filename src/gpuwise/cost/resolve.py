@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuwise.catalog.catalog import Catalog, did_you_mean
+from gpuwise.catalog.dating import offer_price_dates, source_dates
 from gpuwise.catalog.names import normalize, suggest
 from gpuwise.catalog.schema import Gpu, Price
 from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, Provider
@@ -24,8 +25,8 @@ from gpuwise.cost.rent import HiddenRates, RentSpec
 from gpuwise.cost.spot import SpotRisk
 from gpuwise.errors import UserError
 
-CURRENCIES = ("CNY", "USD")
-DEFAULT_TARIFF = {"CNY": "cn-residential", "USD": "us-residential"}
+CURRENCIES = ("CNY", "USD", "EUR")
+DEFAULT_TARIFF = {"CNY": "cn-residential", "USD": "us-residential", "EUR": "eu-residential"}
 """Tariff preset used when none is given: the residential preset of the chosen currency."""
 
 HIDDEN_FIELDS = {
@@ -53,10 +54,30 @@ class Context:
         return self.fx.convert(amount, currency, self.currency)
 
     def ref(
-        self, label: str, amount: float, currency: str, per: str, date: dt.date | None, src: str
+        self,
+        label: str,
+        amount: float,
+        currency: str,
+        per: str,
+        date: dt.date | None,
+        src: str,
+        retrieved: dt.date | None = None,
+        origin: str = "catalog",
     ) -> PriceRef:
-        """A dated price reference, stale-checked against today."""
-        return PriceRef(label, amount, currency, per, date, src, is_stale(date, self.today))
+        """A price reference dated by its published date, stale-checked against today."""
+        stale = is_stale(date, self.today)
+        return PriceRef(label, amount, currency, per, date, src, stale, retrieved, origin)
+
+
+def with_retrieved(cat: Catalog, refs: Sequence[PriceRef]) -> tuple[PriceRef, ...]:
+    """Fill each reference's retrieved date from its source (the user's own values have none)."""
+    out = []
+    for r in refs:
+        src = cat.sources.get(r.source)
+        if r.retrieved is None and src is not None:
+            r = replace(r, retrieved=src.retrieved)
+        out.append(r)
+    return tuple(out)
 
 
 def make_context(
@@ -100,6 +121,7 @@ class OwnOptions:
     platform: str | None = None
     resale_pct: float | None = None
     maintenance_pct: float | None = None
+    owned: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,7 +143,8 @@ def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
 
 
 def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatform:
-    """The smallest platform that takes `count` cards of this form factor (or the named one)."""
+    """The smallest platform that takes `count` cards of this form factor and cooling (a passive
+    datacenter card needs a server's forced airflow), or the named one."""
     platforms: Sequence[HostPlatform] = cat.extra("host_platform")
     parts = {p.id: p for p in cat.extra("host_part")}
     if name:
@@ -133,7 +156,8 @@ def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatf
     else:
         fits = sorted(platforms, key=lambda p: _capacity(p, parts))
     for p in fits:
-        if gpu.form_factor in p.form_factors and _capacity(p, parts) >= count:
+        takes = gpu.form_factor in p.form_factors and gpu.cooling in p.coolings
+        if takes and _capacity(p, parts) >= count:
             return p
     raise UserError("cost.no_platform", gpu=gpu.id, count=count, form=gpu.form_factor)
 
@@ -143,7 +167,7 @@ def _latest(prices: Sequence[Price], kind: str, prefer: str) -> Price | None:
     cands = [p for p in prices if p.kind == kind]
     if not cands:
         return None
-    return max(cands, key=lambda p: (p.date, p.currency == prefer))
+    return max(cands, key=lambda p: (p.date or dt.date.min, p.currency == prefer))
 
 
 def _months_between(a: dt.date, b: dt.date) -> float:
@@ -192,7 +216,8 @@ def _tariff(cat: Catalog, ctx: Context, value: str | None) -> tuple[float, Price
     t = next((x for x in presets if x.id == key.lower()), None)
     if t is None:
         raise UserError("cost.unknown_tariff", value=key, choices=", ".join(x.id for x in presets))
-    ref = ctx.ref(f"tariff:{t.id}", t.price_per_kwh, t.currency, "kWh", t.date, t.source)
+    date = t.date or source_dates(cat, t.source).published
+    ref = ctx.ref(f"tariff:{t.id}", t.price_per_kwh, t.currency, "kWh", date, t.source)
     return ctx.money(t.price_per_kwh, t.currency), ref
 
 
@@ -208,13 +233,23 @@ def _pue(cat: Catalog, value: str) -> float:
     return p.pue
 
 
-def _card_price(gpu: Gpu, ctx: Context, user: float | None) -> tuple[float, list[Note], PriceRef]:
-    """Purchase price per card: the user's, else the newest street price, else launch price."""
+def _card_price(
+    gpu: Gpu, ctx: Context, user: float | None, owned: bool = False
+) -> tuple[float, list[Note], PriceRef | None]:
+    """Purchase price per card: the user's, else the newest street price, else launch price.
+
+    Cards the user already owns need no price (nothing is bought); without one, their
+    maintenance allowance is unknown and said so.
+    """
     if user is not None:
-        ref = PriceRef("card:user", user, ctx.currency, "card", ctx.today, "user", False)
+        ref = PriceRef(
+            "card:user", user, ctx.currency, "card", ctx.today, "user", False, origin="user"
+        )
         return user, [], ref
     street = _latest(gpu.prices, "street", ctx.currency)
     chosen = street or _latest(gpu.prices, "launch", ctx.currency)
+    if chosen is None and owned:
+        return 0.0, [Note.of("cost.note_owned_unpriced", gpu=gpu.id)], None
     if chosen is None:
         raise UserError("cost.no_card_price", gpu=gpu.id)
     notes = [] if street else [Note.of("cost.note_launch_price", gpu=gpu.id)]
@@ -224,6 +259,16 @@ def _card_price(gpu: Gpu, ctx: Context, user: float | None) -> tuple[float, list
     return ctx.money(chosen.amount, chosen.currency), notes, ref
 
 
+def _host_in_price(gpu: Gpu, ctx: Context, user: float | None) -> bool:
+    """Whether the card price used is a whole server's divided by its GPUs (host included)."""
+    if user is not None:
+        return False
+    chosen = _latest(gpu.prices, "street", ctx.currency) or _latest(
+        gpu.prices, "launch", ctx.currency
+    )
+    return bool(chosen and chosen.includes_host)
+
+
 def _check_count(gpu: Gpu, count: int) -> None:
     if count < 1:
         raise UserError("cost.bad_count", value=count)
@@ -231,13 +276,7 @@ def _check_count(gpu: Gpu, count: int) -> None:
         raise UserError("cost.too_many_cards", gpu=gpu.id, count=count, max=gpu.max_per_host)
 
 
-def resolve_own(
-    cat: Catalog, ctx: Context, gpu_name: str, count: int, opts: OwnOptions | None = None
-) -> ResolvedOwn:
-    """Everything needed to price owning `count` cards, from the catalog and user values."""
-    opts = opts or OwnOptions()
-    gpu = cat.gpu(gpu_name)
-    _check_count(gpu, count)
+def _check_own_options(opts: OwnOptions) -> None:
     for option, v in (
         ("--card-price", opts.card_price),
         ("--host-price", opts.host_price),
@@ -247,109 +286,202 @@ def resolve_own(
             raise UserError("cost.negative", option=option, value=v)
     if opts.resale_pct is not None and not 0 <= opts.resale_pct <= 100:
         raise UserError("cost.bad_pct", option="--resale-pct", value=opts.resale_pct)
-    platform = _platform(cat, gpu, count, opts.platform)
-    notes: list[Note] = []
-    card_price, card_notes, card_ref = _card_price(gpu, ctx, opts.card_price)
-    notes += card_notes
-    prices = [card_ref]
 
+
+@dataclass
+class _Host:
+    """The host a build needs: its price (None: unpriced), missing kinds, parts, PSU size."""
+
+    price: float | None
+    missing: tuple[str, ...]
+    parts: list[tuple[str, float]]
+    psu_w: float | None
+
+
+def _psu(
+    cat: Catalog, ctx: Context, gpu: Gpu, count: int, notes: list[Note], prices: list[PriceRef]
+) -> tuple[tuple[str, float] | None, float | None]:
+    """The cheapest PSU big enough for the cards' TDP (psu_sizing), and the watts it needs."""
+    sizing: Sequence[PsuSizing] = cat.extra("psu_sizing")
+    if not gpu.tdp_w or not sizing:
+        return None, None
+    s = sizing[0]
+    psu_w = psu_watts(s.base_system_w, gpu.tdp_w * gpu.devices_per_card, count, s.headroom_factor)
+    parts = [p for p in cat.extra("host_part") if p.kind == "psu"]
+    psu_id = pick_psu(  # PSUs are rated in whole watts
+        round(psu_w), [(p.id, p.watts or 0.0, ctx.money(p.price, p.currency)) for p in parts]
+    )
+    if psu_id is None:
+        notes.append(Note.of("cost.note_no_psu", watts=round(psu_w)))
+        return None, psu_w
+    part = next(p for p in parts if p.id == psu_id)
+    prices.append(
+        ctx.ref(f"part:{psu_id}", part.price, part.currency, "part", part.date, part.source)
+    )
+    return (psu_id, ctx.money(part.price, part.currency)), psu_w
+
+
+def _host(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    platform: HostPlatform,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> _Host:
+    """Price the platform's parts; a kind it needs without a priced part stays unpriced."""
+    if opts.owned:
+        return _Host(None, (), [], None)
     parts = {p.id: p for p in cat.extra("host_part")}
-    host_parts: list[tuple[str, float]] = []
+    chosen: list[tuple[str, float]] = []
     covered: set[str] = set()
     for pid in platform.parts:
         part = parts[pid]
-        host_parts.append((pid, ctx.money(part.price, part.currency)))
+        chosen.append((pid, ctx.money(part.price, part.currency)))
         covered.add(part.kind)
         prices.append(
             ctx.ref(f"part:{pid}", part.price, part.currency, "part", part.date, part.source)
         )
-    sizing: Sequence[PsuSizing] = cat.extra("psu_sizing")
-    psu_w: float | None = None
-    if gpu.tdp_w and sizing and "psu" in platform.needs:
-        s = sizing[0]
-        psu_w = psu_watts(s.base_system_w, gpu.tdp_w, count, s.headroom_factor)
-        psus = [
-            (p.id, p.watts or 0.0, ctx.money(p.price, p.currency))
-            for p in parts.values()
-            if p.kind == "psu"
-        ]
-        psu_id = pick_psu(psu_w, psus)
-        if psu_id:
-            part = parts[psu_id]
-            host_parts.append((psu_id, ctx.money(part.price, part.currency)))
+    psu_w = None
+    if "psu" in platform.needs:
+        psu, psu_w = _psu(cat, ctx, gpu, count, notes, prices)
+        if psu:
+            chosen.append(psu)
             covered.add("psu")
-            prices.append(
-                ctx.ref(f"part:{psu_id}", part.price, part.currency, "part", part.date, part.source)
-            )
-        else:
-            notes.append(Note.of("cost.note_no_psu", watts=round(psu_w)))
-    missing = tuple(k for k in platform.needs if k not in covered)
     if opts.host_price is not None:
-        host_price: float | None = opts.host_price
-        missing = ()
-    else:
-        host_price = sum(p for _, p in host_parts) if host_parts else None
-        if missing:
-            notes.append(Note.of("cost.note_platform", platform=platform.id))
+        return _Host(opts.host_price, (), chosen, psu_w)
+    missing = tuple(k for k in platform.needs if k not in covered)
+    if missing:
+        notes.append(Note.of("cost.note_platform", platform=platform.id))
+    return _Host(sum(p for _, p in chosen) if chosen else None, missing, chosen, psu_w)
 
+
+def _power(cat: Catalog, gpu: Gpu, notes: list[Note]) -> tuple[float | None, float | None]:
+    """Card draw under load and at idle (measured idle where the catalog has it); a card with
+    several devices draws each device's TDP."""
+    if not gpu.tdp_w:
+        notes.append(Note.of("cost.note_no_tdp", gpu=gpu.id))
+        return None, None
+    tdp = gpu.tdp_w * gpu.devices_per_card
     load_frac = assumption(cat, "gpu_load_fraction_of_tdp").value
     idle_frac = assumption(cat, "gpu_idle_fraction_of_tdp").value
-    measured_idle = next((x.idle_w for x in cat.extra("gpu_idle_power") if x.gpu == gpu.id), None)
-    if gpu.tdp_w:
-        gpu_load_w: float | None = gpu.tdp_w * load_frac
-        gpu_idle_w: float | None = (
-            measured_idle if measured_idle is not None else gpu.tdp_w * idle_frac
-        )
-        if measured_idle is None:
-            notes.append(Note.of("cost.note_idle_from_tdp", gpu=gpu.id))
+    measured = next((x.idle_w for x in cat.extra("gpu_idle_power") if x.gpu == gpu.id), None)
+    if measured is None:
+        notes.append(Note.of("cost.note_idle_from_tdp", gpu=gpu.id))
+    return tdp * load_frac, measured if measured is not None else tdp * idle_frac
+
+
+def _server_host_estimate(
+    cat: Catalog, host: _Host, platform: HostPlatform, cards_total: float, notes: list[Note]
+) -> _Host:
+    """A server whose barebone has no dated price: estimate the whole host from the cards.
+
+    Epoch AI's average server-to-chip cost multiplier (1.64) puts everything but the GPUs at
+    `server_host_cost_fraction_of_gpu` × the GPUs' price; the estimate replaces the parts sum.
+    """
+    if not host.missing or "server_barebone" not in platform.needs or cards_total <= 0:
+        return host
+    fraction = assumption(cat, "server_host_cost_fraction_of_gpu").value
+    notes.append(Note.of("cost.note_host_estimated", platform=platform.id, fraction=fraction))
+    return _Host(fraction * cards_total, (), [], host.psu_w)
+
+
+def _maintenance(cat: Catalog, opts: OwnOptions) -> float:
+    if opts.maintenance_pct is not None:
+        return opts.maintenance_pct / 100
+    maint: Sequence[Maintenance] = cat.extra("maintenance")
+    return maint[0].annual_fraction if maint else 0.0
+
+
+@dataclass(frozen=True)
+class _Resale:
+    base: float
+    age_months: float
+    curve: tuple[tuple[float, float], ...]
+    override: float | None
+
+
+def _resale(
+    cat: Catalog, ctx: Context, gpu: Gpu, card_price: float, opts: OwnOptions, notes: list[Note]
+) -> _Resale:
+    """What the cards fetch used: launch price × the curve at their age, or the user's share."""
+    launch = _latest(gpu.prices, "launch", ctx.currency)
+    base = ctx.money(launch.amount, launch.currency) if launch else card_price
+    launched = launch.date if launch and launch.date else dt.date(gpu.release_year, 1, 1)
+    age = _months_between(launched, ctx.today)
+    if opts.resale_pct is not None:
+        return _Resale(base, age, (), opts.resale_pct / 100)
+    curve, from_gpus = _resale_points(cat, gpu)
+    if not curve:
+        notes.append(Note.of("cost.note_no_resale", gpu=gpu.id))
+    elif from_gpus != [gpu.id]:
+        notes.append(Note.of("cost.note_resale_from", gpu=gpu.id, others=", ".join(from_gpus)))
+    return _Resale(base, age, curve, None)
+
+
+WHOLE_SYSTEM = "whole-system"
+"""The platform of a machine sold whole (an Apple Mac): its price already includes the host."""
+
+
+def resolve_own(
+    cat: Catalog, ctx: Context, gpu_name: str, count: int, opts: OwnOptions | None = None
+) -> ResolvedOwn:
+    """Everything needed to price owning `count` cards, from the catalog and user values."""
+    opts = opts or OwnOptions()
+    gpu = cat.gpu(gpu_name)
+    _check_count(gpu, count)
+    _check_own_options(opts)
+    notes: list[Note] = []
+    card_price, card_notes, card_ref = _card_price(gpu, ctx, opts.card_price, opts.owned)
+    notes += card_notes
+    prices = [card_ref] if card_ref else []
+    if opts.owned:
+        notes.append(Note.of("cost.note_owned", gpu=gpu.id, count=count))
+    if gpu.whole_system:
+        platform_id, pue_name, host_w = WHOLE_SYSTEM, opts.pue or "home", (0.0, 0.0)
+        host = _Host(0.0, (), [], None)
     else:
-        gpu_load_w = gpu_idle_w = None
-        notes.append(Note.of("cost.note_no_tdp", gpu=gpu.id))
+        platform = _platform(cat, gpu, count, opts.platform)
+        platform_id, pue_name = platform.id, opts.pue or platform.pue
+        host_w = (platform.load_w + count * platform.load_w_per_gpu, platform.idle_w)
+        if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
+            host = _Host(0.0, (), [], None)
+            notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
+        else:
+            host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)
+            if opts.host_price is None and not opts.owned:
+                host = _server_host_estimate(cat, host, platform, card_price * count, notes)
+    gpu_load_w, gpu_idle_w = _power(cat, gpu, notes)
     tariff, tariff_ref = _tariff(cat, ctx, opts.tariff)
     if tariff_ref:
         prices.append(tariff_ref)
-    pue = _pue(cat, opts.pue or platform.pue)
-
-    maint: Sequence[Maintenance] = cat.extra("maintenance")
-    if opts.maintenance_pct is not None:
-        maint_frac = opts.maintenance_pct / 100
-    else:
-        maint_frac = maint[0].annual_fraction if maint else 0.0
-
-    launch = _latest(gpu.prices, "launch", ctx.currency)
-    base = ctx.money(launch.amount, launch.currency) if launch else card_price
-    launched = launch.date if launch else dt.date(gpu.release_year, 1, 1)
-    curve: tuple[tuple[float, float], ...] = ()
-    override = None
-    if opts.resale_pct is not None:
-        override = opts.resale_pct / 100
-    else:
-        curve, from_gpus = _resale_points(cat, gpu)
-        if not curve:
-            notes.append(Note.of("cost.note_no_resale", gpu=gpu.id))
-        elif from_gpus != [gpu.id]:
-            notes.append(Note.of("cost.note_resale_from", gpu=gpu.id, others=", ".join(from_gpus)))
+    resale = _resale(cat, ctx, gpu, card_price, opts, notes)
     spec = OwnSpec(
         label=f"own:{gpu.id}x{count}",
         gpu_id=gpu.id,
         count=count,
         currency=ctx.currency,
         card_price=card_price,
-        host_price=host_price,
+        host_price=host.price,
         gpu_load_w=gpu_load_w,
         gpu_idle_w=gpu_idle_w,
-        host_load_w=platform.load_w,
-        host_idle_w=platform.idle_w,
-        pue=pue,
+        host_load_w=host_w[0],
+        host_idle_w=host_w[1],
+        pue=_pue(cat, pue_name),
         tariff_per_kwh=tariff,
-        maintenance_annual_fraction=maint_frac,
-        resale_base_per_card=base,
-        resale_age_months=_months_between(launched, ctx.today),
-        resale_curve=curve,
-        resale_fraction_override=override,
-        unpriced_host=missing,
+        maintenance_annual_fraction=_maintenance(cat, opts),
+        resale_base_per_card=resale.base,
+        resale_age_months=resale.age_months,
+        resale_curve=resale.curve,
+        resale_fraction_override=resale.override,
+        unpriced_host=host.missing,
+        owned=opts.owned,
     )
-    return ResolvedOwn(spec, platform.id, psu_w, tuple(host_parts), tuple(prices), tuple(notes))
+    return ResolvedOwn(
+        spec, platform_id, host.psu_w, tuple(host.parts), with_retrieved(cat, prices), tuple(notes)
+    )
 
 
 # ---------------------------------------------------------------- renting
@@ -395,14 +527,30 @@ def find_provider(cat: Catalog, name: str) -> Provider:
     raise UserError("cost.unknown_provider", name=name, hint=hint)
 
 
+_OFFER_NAMES: dict[int, tuple[Catalog, dict[str, dict[str, Offer]]]] = {}
+
+
+def _offer_names(cat: Catalog) -> dict[str, dict[str, Offer]]:
+    """provider → normalized instance name → offer, built once per catalog (a planner looks up
+    hundreds of offers among the thousands a refreshed price feed adds)."""
+    held = _OFFER_NAMES.get(id(cat))
+    if held is not None and held[0] is cat:
+        return held[1]
+    names: dict[str, dict[str, Offer]] = {}
+    for o in cat.offers:
+        names.setdefault(o.provider, {}).setdefault(normalize(o.instance.replace("×", "x")), o)
+    _OFFER_NAMES.clear()
+    _OFFER_NAMES[id(cat)] = (cat, names)
+    return names
+
+
 def find_offer(cat: Catalog, provider: Provider, instance: str) -> Offer:
     """An offer of `provider` by instance name (case, spaces and '×' ignored)."""
-    offers = [o for o in cat.offers if o.provider == provider.id]
-    key = normalize(instance.replace("×", "x"))
-    for o in offers:
-        if normalize(o.instance.replace("×", "x")) == key:
-            return o
-    index = {normalize(o.instance.replace("×", "x")): o.instance for o in offers}
+    offers = _offer_names(cat).get(provider.id, {})
+    found = offers.get(normalize(instance.replace("×", "x")))
+    if found is not None:
+        return found
+    index = {key: o.instance for key, o in offers.items()}
     hint = did_you_mean(suggest(instance, index, {}))
     raise UserError("cost.unknown_instance", provider=provider.id, name=instance, hint=hint)
 
@@ -427,11 +575,6 @@ def hidden_rates(h: HiddenCosts | None, src_currency: str, ctx: Context) -> Hidd
     )
 
 
-def _retrieved(cat: Catalog, source_id: str) -> dt.date | None:
-    s = cat.sources.get(source_id)
-    return s.retrieved if s else None
-
-
 def resolve_rent(
     cat: Catalog, ctx: Context, vs: str, opts: RentOptions | None = None
 ) -> ResolvedRent:
@@ -451,7 +594,19 @@ def resolve_rent(
     cur = provider.currency
     src = price.source or offer.source
     label = f"{provider.id}:{offer.instance}:{price.billing}"
-    prices = [ctx.ref(f"offer:{label}", price.amount, cur, price.per, _retrieved(cat, src), src)]
+    when = offer_price_dates(cat, offer, price)
+    prices = [
+        ctx.ref(
+            f"offer:{label}",
+            price.amount,
+            cur,
+            price.per,
+            when.published,
+            src,
+            when.retrieved,
+            offer.origin,
+        )
+    ]
     hidden = cat.hidden_costs.get(provider.id)
     if hidden is not None:
         for field, per in HIDDEN_FIELDS.items():
@@ -459,7 +614,10 @@ def resolve_rent(
             if value is None:
                 continue
             hsrc = hidden.field_sources.get(field, hidden.source)
-            prices.append(ctx.ref(f"hidden:{field}", value, cur, per, _retrieved(cat, hsrc), hsrc))
+            hd = source_dates(cat, hsrc)
+            prices.append(
+                ctx.ref(f"hidden:{field}", value, cur, per, hd.published, hsrc, hd.retrieved)
+            )
     notes: list[Note] = []
     spot = None
     if price.billing == "spot":
@@ -471,6 +629,8 @@ def resolve_rent(
                 raise UserError("cost.negative", option=option, value=v)
         if opts.interruptions_per_day is not None:
             rate = opts.interruptions_per_day / 24
+        elif provider.spot_interruptions_per_day is not None:  # the provider's published rate
+            rate = provider.spot_interruptions_per_day / 24
         else:
             rate = assumption(cat, "spot_interruptions_per_hour").value
             notes.append(Note.of("cost.note_spot_default", provider=provider.id, per_day=rate * 24))

@@ -80,11 +80,16 @@ def _spread(req: MemoryRequest, count: int) -> MemoryRequest:
     return req.with_(gpus=count, strategy=strategy)
 
 
-def fit_catalog(req: MemoryRequest, c: MemoryConstants, gpus: Iterable[Gpu]) -> list[FitRow]:
-    """For every GPU, the smallest count in 1/2/4/8 (within one host) that fits the job."""
+def fit_catalog(
+    req: MemoryRequest,
+    c: MemoryConstants,
+    gpus: Iterable[Gpu],
+    counts: tuple[int, ...] = GPU_COUNTS,
+) -> list[FitRow]:
+    """For every GPU, the smallest count in `counts` (1/2/4/8, within one host) that fits."""
     rows: list[FitRow] = []
     for gpu in gpus:
-        for count in GPU_COUNTS:
+        for count in counts:
             if count > gpu.max_per_host:
                 break
             try:

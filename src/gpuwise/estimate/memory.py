@@ -52,8 +52,12 @@ class MemoryEstimate:
 
 
 def gpu_capacity_bytes(gpu: Gpu) -> int:
-    """Usable memory of one device: vendors' "24 GB" cards hold 24 GiB (nvidia-smi: 24564 MiB)."""
-    return int(gpu.memory_gb * GIB)
+    """Usable memory of one device: vendors' "24 GB" cards hold 24 GiB (nvidia-smi: 24564 MiB).
+
+    Unified-memory machines (Apple Silicon) let the GPU wire only a share of it
+    (`usable_memory_fraction`, Metal's recommended working set); the rest stays with the OS.
+    """
+    return int(gpu.memory_gb * (gpu.usable_memory_fraction or 1.0) * GIB)
 
 
 def estimate_memory(
@@ -79,7 +83,7 @@ def _fill_preallocated_pool(
     spare = target - sum(parts.values())
     if spare > 0:
         parts["kv_cache"] += spare
-        notes.append(("estimate.note_preallocated", {"fraction": fraction}))
+        notes.append(("est.note_preallocated", {"fraction": fraction}))
 
 
 def _finish(
@@ -96,7 +100,7 @@ def _finish(
     )
     if r.context > r.req.model.max_context:
         notes.append(
-            ("estimate.note_beyond_context", {"context": r.context, "max": r.req.model.max_context})
+            ("est.note_beyond_context", {"context": r.context, "max": r.req.model.max_context})
         )
     return MemoryEstimate(
         breakdown=breakdown,

@@ -68,6 +68,8 @@ def _default_engine(req: MemoryRequest) -> str:
 def _default_quant(req: MemoryRequest, engine: Engine) -> str:
     if req.model.origin == "gguf" and req.model.gguf_file_type:
         return req.model.gguf_file_type
+    if req.model.weight_format_hint and not req.training:
+        return req.model.weight_format_hint  # a local checkpoint's own format (fp8, int4-gptq)
     if req.mode == "qlora":
         return "nf4"
     if engine.id in ("llama.cpp", "ollama") and not req.training:
@@ -94,6 +96,10 @@ def resolve(req: MemoryRequest, c: MemoryConstants) -> Resolved:
     strategy, tp, split = _strategy(req, engine)
     if strategy == "tp":
         check_tp(req.model, tp)
+    if split > req.model.layers:
+        raise UserError(
+            "flags.too_many_stages", gpus=req.gpus, model=req.model.id, layers=req.model.layers
+        )
     context = (
         req.seq_len
         if req.training

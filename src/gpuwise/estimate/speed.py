@@ -1,26 +1,37 @@
 """Tokens per second and training time from achievable (not datasheet) rates.
 
-Decode is bound by memory bandwidth: each token reads the active weights and the KV cache
-(bytes ÷ achievable bandwidth), unless the batch is large enough to be compute-bound
-(2 × active parameters FLOPs per token). Prefill is compute-bound: 2 × active parameters plus
-attention FLOPs per token over achievable FLOPS. Training takes 6 × parameters FLOPs per token
-(8 × with activation recomputation; LoRA skips the weight gradients: 4 ×), over GPUs × dense
-peak × MFU, plus the gradient / parameter traffic the strategy puts on the actual link.
-Every efficiency is catalog data (data/speed.toml) with its source.
+Decode: each step reads the active weights and the KV cache (bytes ÷ achievable bandwidth),
+unpacks quantized weights on the vector units (weights × work per weight ÷ FP32 rate) and pays
+a fixed cost per layer (kernel launches, synchronisation, sampling); a large batch becomes
+compute-bound (2 × active parameters FLOPs per token). Prefill is compute-bound: 2 × active
+parameters plus attention FLOPs per token over the tensor rate the engine's kernels use for the
+weight format (FP8 for W8A8 FP8, INT8 for llama.cpp's quantized GEMMs, 16-bit for weight-only
+formats) times the engine's achieved share, never above the architecture's measured matmul
+ceiling. Training takes 6 × parameters FLOPs per token (8 × with activation recomputation; LoRA
+skips the weight gradients: 4 ×), over GPUs × dense peak × achievable-matmul share × the
+utilisation training reaches, plus the gradient / parameter traffic on the actual link.
+Every efficiency is catalog data (data/speed.toml, data/speed_fitted.toml) with its source.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.catalog.schema import Gpu
+from gpuwise.catalog.schema_memory import WeightFormat
 from gpuwise.errors import UserError
 from gpuwise.estimate.kv import kv_cache_bytes
 from gpuwise.estimate.memory import trainable_params
 from gpuwise.estimate.resolve import Resolved
-from gpuwise.estimate.speed_constants import SpeedConstants, backend_of
+from gpuwise.estimate.speed_constants import (
+    SpeedConstants,
+    backend_of,
+    engine_family,
+    memory_kind,
+)
 from gpuwise.estimate.weights import param_split, weight_bytes
 
 
@@ -31,6 +42,8 @@ class Rates:
     bandwidth_bps: float
     flops: float
     overhead_s_per_layer: float
+    dequant_s_per_weight: float
+    staging_bytes_per_weight: float = 0.0
     factors: dict[str, Any] = field(default_factory=dict)
 
 
@@ -43,28 +56,77 @@ def peak_half_flops(gpu: Gpu) -> float:
     return value * 1e12
 
 
-def rates(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> Rates:
-    """Datasheet peaks × the engine's and the kernel's achievable fractions."""
+def kernel_kind(fmt: WeightFormat) -> str:
+    """The kernel family of a weight format (16-bit GGUF runs the float kernels)."""
+    if fmt.kind == "gguf" and fmt.bits_per_weight >= 16:
+        return "float"
+    return fmt.kind
+
+
+def tensor_peak(gpu: Gpu, rate: str, sc: SpeedConstants) -> tuple[float, str]:
+    """The dense peak of the tensor rate a kernel uses, and the rate actually available.
+
+    A card without an FP8 (or INT8) unit runs those formats at its 16-bit rate, as the engines'
+    fallback kernels (FP8-Marlin, dp4a/16-bit dequantization) do.
+    """
+    tf = gpu.tflops
+    if rate == "fp8" and tf.fp8:
+        return tf.fp8 * 1e12, "fp8"
+    if rate == "int8" and tf.int8:
+        return tf.int8 * 1e12, "int8"
+    if rate == "fp16_acc16":
+        factor, _ = sc.half_accumulate_factor(gpu)
+        return peak_half_flops(gpu) * factor, "fp16_acc16"
+    return peak_half_flops(gpu), "fp16" if rate in ("fp16", "int8") else "bf16"
+
+
+def vector_flops(gpu: Gpu) -> float | None:
+    """FP32 vector (non-tensor) FLOPS, where dequantization runs (None when not in the catalog)."""
+    return gpu.tflops.fp32 * 1e12 if gpu.tflops.fp32 else None
+
+
+def rates(
+    r: Resolved,
+    sc: SpeedConstants,
+    gpu: Gpu,
+    backend: str | None = None,
+    built: dt.date | None = None,
+) -> Rates:
+    """Datasheet peaks × the engine's achievable fractions on this kind of card.
+
+    `built` is the engine build's date when estimating a measurement made with an old build
+    (its kernels may take another tensor path); None means current builds.
+    """
     if not gpu.memory_bandwidth_gbps:
         raise UserError("speed.no_bandwidth", gpu=gpu.id)
-    eng = sc.engine(r.engine.id, backend_of(gpu))
-    kern = sc.kernel(r.fmt.kind if r.fmt.kind != "gguf" or r.fmt.bits_per_weight < 16 else "float")
-    matmul = sc.matmul_fraction(gpu)
-    bw_fraction = eng.decode_bandwidth_fraction * kern.decode_factor
-    flops = peak_half_flops(gpu) * eng.prefill_flops_fraction * matmul
-    if eng.prefill_tflops_cap:  # kernels that do not use a big GPU's newer tensor cores
-        flops = min(flops, eng.prefill_tflops_cap * 1e12)
-    flops *= kern.prefill_factor
-    flops_fraction = flops / peak_half_flops(gpu)
+    engine = engine_family(r.engine.id)
+    era = sc.engine_key(engine, built)
+    kind = kernel_kind(r.fmt)
+    backend = backend or backend_of(gpu)
+    dec = sc.decode_fraction(era, memory_kind(gpu))
+    over = sc.overhead(era, backend)
+    path = sc.kernel_rate(engine, kind, built, backend)
+    peak, rate = tensor_peak(gpu, path.rate, sc)
+    pre = sc.prefill_fraction(engine, backend, gpu.architecture, rate)
+    ceiling = sc.matmul_fraction(gpu)
+    fraction = min(pre.fraction, ceiling)
+    deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None
+    vector = vector_flops(gpu)
+    per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
+    used = [dec, over, path, pre] + ([deq] if deq else [])
     return Rates(
-        bandwidth_bps=gpu.memory_bandwidth_gbps * 1e9 * bw_fraction,
-        flops=flops,
-        overhead_s_per_layer=eng.decode_overhead_ms_per_layer / 1000,
+        bandwidth_bps=gpu.memory_bandwidth_gbps * 1e9 * dec.bandwidth_fraction,
+        flops=peak * fraction,
+        overhead_s_per_layer=over.ms_per_layer / 1000,
+        dequant_s_per_weight=per_weight,
+        staging_bytes_per_weight=path.staging_bytes_per_weight,
         factors={
-            "bandwidth_fraction": round(bw_fraction, 3),
-            "flops_fraction": round(flops_fraction, 3),
-            "engine_efficiency": f"{eng.engine}/{eng.backend}",
-            "sources": sorted({eng.source, kern.source}),
+            "bandwidth_fraction": round(dec.bandwidth_fraction, 3),
+            "overhead_ms_per_layer": round(over.ms_per_layer, 4),
+            "prefill_rate": rate,
+            "flops_fraction": round(fraction, 3),
+            "matmul_ceiling": round(ceiling, 3),
+            "sources": sorted({s for u in used for s in u.source_ids()}),
         },
     )
 
@@ -93,6 +155,55 @@ def _attention_flops_per_token(r: Resolved, context: float) -> float:
     return 4.0 * m.layers * context * m.heads * m.head_dim
 
 
+@dataclass(frozen=True)
+class DecodeTerms:
+    """What one decode step moves and computes on one GPU, before any efficiency is applied."""
+
+    weight_bytes: float
+    kv_bytes: float
+    offload: float
+    flops: float
+    quantized_weights: float
+    layers: int
+    link_s: float
+
+
+def decode_terms(
+    r: Resolved, batch: int, context: float, offload: float = 0.0, link_latency_s: float = 0.0
+) -> DecodeTerms:
+    """The bytes, FLOPs and quantized weights of one step of `batch` sequences at `context`."""
+    m = r.req.model
+    weights = _read_bytes_per_token(r, batch)
+    kv = kv_cache_bytes(
+        m, max(1, int(context)), batch, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
+    )
+    flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
+    quantized = 0.0
+    if kernel_kind(r.fmt) != "float":
+        quantized = weights * (1 - offload) * 8 / r.fmt.bits_per_weight
+    link = 2 * m.layers * link_latency_s if r.tp > 1 else 0.0
+    return DecodeTerms(weights, kv, offload, flops, quantized, m.layers, link)
+
+
+def step_time(t: DecodeTerms, rt: Rates, cpu_bps: float = 0.0) -> tuple[float, str]:
+    """Seconds of one decode step at the given rates, and the bound hit."""
+    memory = (t.weight_bytes * (1 - t.offload) + t.kv_bytes) / rt.bandwidth_bps
+    cpu = t.weight_bytes * t.offload / cpu_bps if t.offload and cpu_bps else 0.0
+    compute = t.flops / rt.flops
+    dequant = t.quantized_weights * rt.dequant_s_per_weight
+    overhead = t.layers * rt.overhead_s_per_layer
+    parts = {
+        "memory-bandwidth": memory,
+        "compute": compute,
+        "dequantization": dequant,
+        "offload-link": cpu,
+        "interconnect": t.link_s,
+        "per-token-overhead": overhead,
+    }
+    bound = max(parts, key=lambda k: parts[k])
+    return max(memory, compute) + dequant + cpu + overhead + t.link_s, bound
+
+
 def decode_step(
     r: Resolved,
     rt: Rates,
@@ -103,50 +214,75 @@ def decode_step(
     link_latency_s: float = 0.0,
 ) -> tuple[float, str]:
     """Seconds of one decode step for `batch` sequences at `context` tokens, and the bound hit."""
+    return step_time(decode_terms(r, batch, context, offload, link_latency_s), rt, cpu_bps)
+
+
+def prompt_flops(r: Resolved, prompt: int) -> float:
+    """FLOPs of one prompt: 2 × active parameters per token plus causal attention."""
     m = r.req.model
-    weights = _read_bytes_per_token(r, batch)
-    kv = kv_cache_bytes(
-        m, max(1, int(context)), batch, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
-    )
-    memory = (weights * (1 - offload) + kv) / rt.bandwidth_bps
-    cpu = weights * offload / cpu_bps if offload else 0.0
-    flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
-    compute = flops / rt.flops
-    link = 2 * m.layers * link_latency_s if r.tp > 1 else 0.0
-    overhead = m.layers * rt.overhead_s_per_layer + link
-    parts = {
-        "memory-bandwidth": memory,
-        "compute": compute,
-        "offload-link": cpu,
-        "interconnect": link,
-    }
-    bound = max(parts, key=lambda k: parts[k])
-    return max(memory, compute) + cpu + overhead, bound
+    return prompt * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, prompt / 2))
 
 
-def prefill_time(
+@dataclass(frozen=True)
+class PrefillParts:
+    """Seconds of one prefill by what spends them."""
+
+    compute: float
+    memory: float
+    staging: float
+    comm: float
+    overhead: float
+
+    @property
+    def total(self) -> float:
+        """GEMMs overlap the weight reads; the rest runs in sequence."""
+        return max(self.compute, self.memory) + self.staging + self.comm + self.overhead
+
+    @property
+    def bound(self) -> str:
+        """What takes the longest."""
+        parts = {
+            "compute": self.compute,
+            "memory-bandwidth": self.memory + self.staging,
+            "interconnect": self.comm,
+        }
+        return max(parts, key=lambda k: parts[k])
+
+
+def prefill_parts(
     r: Resolved, rt: Rates, prompt: int, batch: int = 1, link_bps: float = 0.0
-) -> tuple[float, str]:
-    """Seconds to process `batch` prompts of `prompt` tokens, and the bound hit.
+) -> PrefillParts:
+    """The time of `batch` prompts of `prompt` tokens, part by part.
 
     Tensor parallelism adds two all-reduces of the layer's activations (tokens × hidden × 2
-    bytes, ring factor 2(N−1)/N) per layer.
+    bytes, ring factor 2(N−1)/N) per layer. Kernels that dequantize to a 16-bit copy before
+    the GEMM add that copy's traffic in sequence with it.
     """
     m = r.req.model
     tokens = prompt * batch
-    flops = tokens * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, prompt / 2))
-    compute = flops / r.tp / rt.flops
+    compute = prompt_flops(r, prompt) * batch / r.tp / rt.flops
     chunk = r.engine.prefill_chunk_tokens or tokens
     chunks = math.ceil(tokens / chunk)
     weights = weight_bytes(m, r.fmt, r.engine.embeddings_on_cpu).total
     memory = chunks * weights / r.tp / rt.bandwidth_bps
+    staging = 0.0
+    if rt.staging_bytes_per_weight:  # a 16-bit copy of each quantized matrix, before its GEMM
+        elements = weights * 8 / r.fmt.bits_per_weight
+        staging = chunks * elements * rt.staging_bytes_per_weight / r.tp / rt.bandwidth_bps
     comm = 0.0
     if r.tp > 1 and link_bps:
         ring = 2 * (r.tp - 1) / r.tp
         comm = 2 * m.layers * tokens * m.hidden_size * 2 * ring / link_bps
     overhead = chunks * m.layers * rt.overhead_s_per_layer
-    parts = {"compute": compute, "memory-bandwidth": memory, "interconnect": comm}
-    return max(compute, memory) + comm + overhead, max(parts, key=lambda k: parts[k])
+    return PrefillParts(compute, memory, staging, comm, overhead)
+
+
+def prefill_time(
+    r: Resolved, rt: Rates, prompt: int, batch: int = 1, link_bps: float = 0.0
+) -> tuple[float, str]:
+    """Seconds to process `batch` prompts of `prompt` tokens, and the bound hit."""
+    parts = prefill_parts(r, rt, prompt, batch, link_bps)
+    return parts.total, parts.bound
 
 
 def train_flops_per_token(r: Resolved) -> float:
@@ -188,6 +324,8 @@ class SpeedInputs:
     cpu_bandwidth_gbps: float | None = None
     offload_fraction: float = 0.0
     max_batch: int | None = None
+    backend: str | None = None
+    built: dt.date | None = None
 
 
 @dataclass(frozen=True)
@@ -212,16 +350,13 @@ class SpeedEstimate:
 
 def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
     """Prefill, decode, time to first token and (with concurrency) serving throughput."""
-    rt = rates(r, sc, s.gpu)
+    rt = rates(r, sc, s.gpu, s.backend, s.built)
     prompt = r.prompt_tokens if r.req.prompt_tokens else max(1, r.context - s.gen_tokens)
     cpu_bps = (s.cpu_bandwidth_gbps or sc.host.cpu_memory_bandwidth_gbps) * 1e9
     link_s = sc.link(s.gpu, r.req.gpus).allreduce_latency_us * 1e-6
     ctx = prompt + s.gen_tokens / 2
     step, bound = decode_step(r, rt, r.req.batch, ctx, s.offload_fraction, cpu_bps, link_s)
-    link_bps = (
-        _link_bandwidth(s.gpu, sc, r.req.gpus) * sc.link(s.gpu, r.req.gpus).bus_bandwidth_fraction
-    )
-    pre, _ = prefill_time(r, rt, prompt, 1, link_bps)
+    pre, _ = prefill_time(r, rt, prompt, 1, collective_bps(s.gpu, sc, r.req.gpus))
     out = SpeedEstimate(
         bound=bound,
         prefill_tokens_per_s=prompt / pre,
@@ -261,11 +396,23 @@ def _serving(
     )
 
 
+def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float, list[str]]:
+    """Achieved training FLOPS per GPU, its MFU, and the sources behind them.
+
+    MFU = measured achievable-matmul share of the architecture × the share of that a training
+    mode reaches, so no architecture is credited with more than its matmul ceiling.
+    """
+    util = sc.train_utilisation(r.req.mode, gpu.architecture)
+    ceiling = sc.matmul_entry(gpu)
+    mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation
+    sources = [*util.source_ids(), *(ceiling.source_ids() if ceiling else [])]
+    return peak_half_flops(gpu) * mfu, mfu, sources
+
+
 def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
     """Step time, tokens/s and (with a token budget) total hours of fine-tuning."""
     gpu, req = s.gpu, r.req
-    mfu, mfu_sources = sc.mfu(req.mode, gpu)
-    flops = peak_half_flops(gpu) * mfu
+    flops, mfu, mfu_sources = train_flops(r, sc, gpu)
     replicas = req.gpus // r.tp
     tokens = req.batch * req.seq_len
     compute = tokens * train_flops_per_token(r) / (flops * r.tp)
@@ -281,7 +428,12 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
     parts = {"compute": compute, "interconnect": exposed, "offload-link": offload}
     tps = replicas * tokens / step
     hours = s.train_tokens * s.epochs / tps / 3600 if s.train_tokens else None
-    factors = {"mfu": round(mfu, 3), "sources": sorted({*mfu_sources, link.source})}
+    factors = {
+        "mfu": round(mfu, 3),
+        "exposed_s": exposed,
+        "offload_s": offload,
+        "sources": sorted({*mfu_sources, link.source}),
+    }
     return SpeedEstimate(
         bound=max(parts, key=lambda k: parts[k]),
         train_tokens_per_s=tps,
@@ -289,6 +441,11 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
         train_time_h=hours,
         factors=factors,
     )
+
+
+def collective_bps(gpu: Gpu, sc: SpeedConstants, gpus: int) -> float:
+    """Achievable all-reduce bandwidth between `gpus` of this card (link rate × bus share)."""
+    return _link_bandwidth(gpu, sc, gpus) * sc.link(gpu, gpus).bus_bandwidth_fraction
 
 
 def _pcie_bps(gpu: Gpu, sc: SpeedConstants) -> float:

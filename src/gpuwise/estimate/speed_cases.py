@@ -1,19 +1,34 @@
 """Published speed measurements (tests/data/speed_cases.toml) as speed-model inputs.
 
-Shared by the accuracy test and benchmarks/speed_accuracy.py so both compare the same thing.
+Shared by the accuracy tests, the calibration fit (estimate/speed_fit.py) and the benchmark
+scripts, so all of them compare the same thing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema import Gpu
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
-from gpuwise.estimate.resolve import resolve
-from gpuwise.estimate.speed import SpeedInputs, inference_speed, training_speed
-from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.resolve import Resolved, resolve
+from gpuwise.estimate.speed import (
+    SpeedEstimate,
+    SpeedInputs,
+    inference_speed,
+    kernel_kind,
+    training_speed,
+)
+from gpuwise.estimate.speed_constants import (
+    SpeedConstants,
+    backend_of,
+    card_class,
+    engine_family,
+    memory_kind,
+)
 
 _ENGINES = {"other": "transformers", "mlx": "mlx"}
 _QUANTS = {"q4_k_s": "q4_k_m"}
@@ -35,19 +50,75 @@ class SpeedResult:
         return (self.estimated - self.measured) / self.measured
 
 
-def calibration_ids(sc: SpeedConstants) -> set[str]:
-    """Cases the efficiency factors were fitted on."""
-    ids: set[str] = set()
-    for group in (sc.engines, sc.kernels, sc.training):
-        for item in group:
-            ids.update(item.calibrated_on)
-    return ids
+@dataclass(frozen=True)
+class PreparedCase:
+    """A case resolved once: the request, the card, and the groups its efficiencies belong to."""
+
+    case: dict[str, Any]
+    r: Resolved
+    inputs: SpeedInputs
+
+    @property
+    def id(self) -> str:
+        """The case id."""
+        return str(self.case["id"])
+
+    @property
+    def kind(self) -> str:
+        """decode, prefill, serving, e2e or train."""
+        return str(self.case["kind"])
+
+    @property
+    def measured(self) -> float:
+        """The published tokens/s."""
+        return float(self.case["measured_tokens_per_s"])
+
+    @property
+    def gpu(self) -> Gpu:
+        """The card measured."""
+        return self.inputs.gpu
+
+    @property
+    def source(self) -> str:
+        """The publication the number comes from (cross-validation leaves one out at a time)."""
+        return case_source(self.case)
+
+    @property
+    def card_class(self) -> str:
+        """consumer, workstation, datacenter, apple or amd."""
+        return card_class(self.gpu)
+
+    @property
+    def engine(self) -> str:
+        """The engine whose kernels ran."""
+        return engine_family(self.r.engine.id)
+
+    @property
+    def backend(self) -> str:
+        """cuda, rocm, metal or vulkan."""
+        return self.inputs.backend or backend_of(self.gpu)
+
+    @property
+    def memory(self) -> str:
+        """hbm, gddr or unified."""
+        return memory_kind(self.gpu)
+
+    @property
+    def kernel(self) -> str:
+        """The weight format's kernel family."""
+        return kernel_kind(self.r.fmt)
 
 
-def run_speed_case(
-    cat: Catalog, mc: MemoryConstants, sc: SpeedConstants, case: dict[str, Any]
-) -> SpeedResult:
-    """Estimate one case's tokens/s."""
+def case_source(case: dict[str, Any]) -> str:
+    """The case's `source` key, else its URL without query or fragment."""
+    if case.get("source"):
+        return str(case["source"])
+    parts = urlsplit(str(case["url"]))
+    return f"{parts.netloc}{parts.path}"
+
+
+def prepare_case(cat: Catalog, mc: MemoryConstants, case: dict[str, Any]) -> PreparedCase:
+    """Resolve one case's request and speed inputs."""
     kind = case["kind"]
     gpus = int(case.get("gpus", 1))
     training = kind == "train"
@@ -57,7 +128,7 @@ def run_speed_case(
         model=cat.model(case.get("model_id") or case["model"]),
         mode=case.get("mode", "inference") if training else "inference",
         quant=_QUANTS.get(case["quant"], case["quant"]),
-        batch=int(case.get("batch") or 1) if training else 1,
+        batch=int(case.get("batch") or 1),
         seq_len=int(case.get("seq_len") or 2048),
         context=None if training else prompt + gen,
         prompt_tokens=prompt,
@@ -69,28 +140,59 @@ def run_speed_case(
             "fsdp"
             if training and gpus > 1
             else "tp"
-            if gpus > 1 and case["engine"] in ("vllm", "sglang")
+            if gpus > 1 and case["engine"] in ("vllm", "sglang", "mlc", "tensorrt-llm")
             else "none"
         ),
         engine=_ENGINES.get(case["engine"], case["engine"]),
     )
-    r = resolve(req, mc)
-    s = SpeedInputs(
+    inputs = SpeedInputs(
         gpu=cat.gpu_by_id(case["gpu_id"]),
         gen_tokens=gen,
         concurrency=case.get("concurrency") if kind == "serving" else None,
+        backend=case.get("backend"),
+        built=case.get("build_date"),
     )
-    est = training_speed(r, sc, s) if training else inference_speed(r, sc, s)
+    return PreparedCase(case, resolve(req, mc), inputs)
+
+
+def estimate(pc: PreparedCase, sc: SpeedConstants) -> SpeedEstimate:
+    """gpuwise's estimate for a prepared case."""
+    if pc.kind == "train":
+        return training_speed(pc.r, sc, pc.inputs)
+    return inference_speed(pc.r, sc, pc.inputs)
+
+
+def predicted(pc: PreparedCase, sc: SpeedConstants) -> float:
+    """The tokens/s the case measured, as gpuwise estimates it."""
+    est = estimate(pc, sc)
+    if pc.kind == "e2e":  # output tokens over the whole request: batch prefill, then decode
+        batch, gen = pc.r.req.batch, pc.inputs.gen_tokens
+        step = batch / (est.decode_tokens_per_s or 1e-9)
+        prefill = batch * pc.r.prompt_tokens / (est.prefill_tokens_per_s or 1e-9)
+        return batch * gen / (prefill + gen * step)
+    if pc.kind == "prefill" and pc.case.get("includes_first_token"):  # a time to first token
+        return pc.r.prompt_tokens / (est.time_to_first_token_s or 1e-9)
     value = {
         "decode": est.decode_tokens_per_s,
         "prefill": est.prefill_tokens_per_s,
         "serving": est.serving_tokens_per_s,
         "train": est.train_tokens_per_s,
-    }[kind]
-    return SpeedResult(
-        case["id"],
-        kind,
-        float(case["measured_tokens_per_s"]),
-        float(value or 0),
-        case["id"] in calibration_ids(sc),
-    )
+    }[pc.kind]
+    return float(value or 0.0)
+
+
+def calibration_ids(sc: SpeedConstants) -> set[str]:
+    """Cases the fitted efficiencies were fitted on."""
+    ids: set[str] = set()
+    for group in (sc.decode, sc.overheads, sc.dequant, sc.prefill, sc.training):
+        for item in group:
+            ids.update(item.calibrated_on)
+    return ids
+
+
+def run_speed_case(
+    cat: Catalog, mc: MemoryConstants, sc: SpeedConstants, case: dict[str, Any]
+) -> SpeedResult:
+    """Estimate one case's tokens/s."""
+    pc = prepare_case(cat, mc, case)
+    return SpeedResult(pc.id, pc.kind, pc.measured, predicted(pc, sc), pc.id in calibration_ids(sc))

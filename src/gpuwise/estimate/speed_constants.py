@@ -1,18 +1,31 @@
-"""The speed model's constants from the catalog (data/speed.toml), looked up by engine/backend."""
+"""The speed model's constants from the catalog (data/speed.toml, data/speed_fitted.toml).
+
+Every lookup falls back from the most specific entry to a generic one: an engine's own value
+for this kind of card, else every engine's value for it, else the generic entry. Each answer
+comes with the sources behind it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_speed import (
-    EngineEfficiency,
+    DecodeEfficiency,
+    DecodeOverhead,
+    DequantCost,
+    EngineEra,
+    FitSettings,
+    HalfAccumulate,
     HostMemory,
-    KernelEfficiency,
+    KernelPath,
     LinkModel,
     MatmulFraction,
+    PrefillEfficiency,
     TrainEfficiency,
 )
 
@@ -23,6 +36,13 @@ ENGINE_FAMILY = {
     "unsloth": "transformers",
 }
 """Engines that run another engine's kernels (Ollama runs llama.cpp)."""
+
+T = TypeVar("T")
+
+
+def engine_family(engine: str) -> str:
+    """The engine whose kernels run (Ollama's are llama.cpp's)."""
+    return ENGINE_FAMILY.get(engine, engine)
 
 
 def backend_of(gpu: Gpu) -> str:
@@ -36,16 +56,44 @@ def backend_of(gpu: Gpu) -> str:
     return "other"
 
 
+def memory_kind(gpu: Gpu) -> str:
+    """hbm, gddr or unified: decode kernels reach different shares of each kind's bandwidth."""
+    if gpu.unified_memory:
+        return "unified"
+    return "hbm" if gpu.memory_type.upper().startswith("HBM") else "gddr"
+
+
+def card_class(gpu: Gpu) -> str:
+    """The class the accuracy tables report by: consumer, workstation, datacenter, apple, amd."""
+    if gpu.vendor == "apple":
+        return "apple"
+    if gpu.vendor == "amd":
+        return "amd"
+    if gpu.vendor != "nvidia":
+        return "other"
+    return gpu.gpu_class
+
+
+def _first(candidates: Iterable[T]) -> T | None:
+    return next(iter(candidates), None)
+
+
 @dataclass(frozen=True)
 class SpeedConstants:
-    """Achievable-rate fractions and link models."""
+    """Achievable-rate fractions, kernel paths and link models."""
 
-    engines: tuple[EngineEfficiency, ...]
-    kernels: tuple[KernelEfficiency, ...]
+    decode: tuple[DecodeEfficiency, ...]
+    overheads: tuple[DecodeOverhead, ...]
+    dequant: tuple[DequantCost, ...]
+    prefill: tuple[PrefillEfficiency, ...]
+    paths: tuple[KernelPath, ...]
+    eras: tuple[EngineEra, ...]
+    half_accumulate: tuple[HalfAccumulate, ...]
     training: tuple[TrainEfficiency, ...]
     matmul: tuple[MatmulFraction, ...]
     links: tuple[LinkModel, ...]
     host: HostMemory
+    fit: FitSettings
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
@@ -55,62 +103,195 @@ class SpeedConstants:
             return cat.extra(name)
 
         return cls(
-            engines=kind("engine_efficiency"),
-            kernels=kind("kernel_efficiency"),
+            decode=kind("decode_efficiency"),
+            overheads=kind("decode_overhead"),
+            dequant=kind("dequant_cost"),
+            prefill=kind("prefill_efficiency"),
+            paths=kind("kernel_path"),
+            eras=kind("engine_era"),
+            half_accumulate=kind("half_accumulate"),
             training=kind("train_efficiency"),
             matmul=kind("matmul_fraction"),
             links=kind("link_model"),
             host=kind("host_memory")[0],
+            fit=kind("fit_settings")[0],
         )
 
-    def engine(self, engine: str, backend: str) -> EngineEfficiency:
-        """The engine on this backend, else the engine on any backend, else the generic entry."""
-        engine = ENGINE_FAMILY.get(engine, engine)
-        for e_name, b_name in (
-            (engine, backend),
-            (engine, "any"),
-            ("any", backend),
-            ("any", "any"),
-        ):
-            for e in self.engines:
-                if e.engine == e_name and e.backend == b_name:
-                    return e
-        raise LookupError("speed.toml has no generic engine_efficiency entry")
+    def with_fitted(
+        self,
+        decode: tuple[DecodeEfficiency, ...],
+        overheads: tuple[DecodeOverhead, ...],
+        dequant: tuple[DequantCost, ...],
+        prefill: tuple[PrefillEfficiency, ...],
+        training: tuple[TrainEfficiency, ...],
+    ) -> SpeedConstants:
+        """The same constants with the fitted groups replaced (calibration, cross-validation)."""
+        return replace(
+            self,
+            decode=decode,
+            overheads=overheads,
+            dequant=dequant,
+            prefill=prefill,
+            training=training,
+        )
 
-    def kernel(self, kind: str) -> KernelEfficiency:
-        """Quantized-kernel factors by weight-format kind (float: 1)."""
-        for k in self.kernels:
-            if k.kind == kind:
-                return k
-        return next(k for k in self.kernels if k.kind == "float")
+    def engine_key(self, engine: str, built: dt.date | None = None) -> str:
+        """The engine's fitted group: its era's when `built` predates a documented change."""
+        engine = engine_family(engine)
+        older = sorted(
+            (e for e in self.eras if e.engine == engine and built and built < e.before),
+            key=lambda e: e.before,
+        )
+        return older[0].era if older else engine
 
-    def _train(self, mode: str, architecture: str) -> TrainEfficiency | None:
+    def base_engine(self, key: str) -> str:
+        """The engine an era label belongs to (the key itself for an engine)."""
+        return next((e.engine for e in self.eras if e.era == key), engine_family(key))
+
+    def _chain(self, key: str) -> list[str]:
+        base = self.base_engine(key)
+        return [key, base] if base != key else [key]
+
+    def decode_fraction(self, engine: str, memory: str) -> DecodeEfficiency:
+        """Bandwidth share of decode: the engine (era, then engine) on this memory, else any
+        engine on it, else the engine on any memory, else the generic value."""
+        names = self._chain(
+            engine if engine in {e.era for e in self.eras} else engine_family(engine)
+        )
+        pairs = [(n, memory) for n in names] + [("any", memory)]
+        pairs += [(n, "any") for n in names] + [("any", "any")]
+        for e_name, m_name in pairs:
+            hit = _first(d for d in self.decode if d.engine == e_name and d.memory == m_name)
+            if hit:
+                return hit
+        return DecodeEfficiency(
+            bandwidth_fraction=self.fit.decode_bandwidth_fraction, source=self.fit.source
+        )
+
+    def overhead(self, engine: str, backend: str) -> DecodeOverhead:
+        """Fixed decode time per layer: the engine (era, then engine) on this backend, else on
+        any backend, else any engine."""
+        names = self._chain(
+            engine if engine in {e.era for e in self.eras} else engine_family(engine)
+        )
+        pairs = [(n, backend) for n in names] + [(n, "any") for n in names]
+        pairs += [("any", backend), ("any", "any")]
+        for e_name, b_name in pairs:
+            hit = _first(o for o in self.overheads if o.engine == e_name and o.backend == b_name)
+            if hit:
+                return hit
+        return DecodeOverhead(
+            ms_per_layer=self.fit.decode_overhead_ms_per_layer, source=self.fit.source
+        )
+
+    def dequant_cost(self, engine: str, kind: str, fmt: str | None = None) -> DequantCost:
+        """Vector work per quantized weight: the engine's kernels for this format (`kind:fmt`,
+        e.g. gguf:q2_k), else for the kind, else any engine's, else the generic value."""
+        names = self._chain(
+            engine if engine in {e.era for e in self.eras} else engine_family(engine)
+        )
+        kinds = [f"{kind}:{fmt}", kind] if fmt else [kind]
+        pairs = [(n, k) for k in kinds for n in names] + [("any", k) for k in kinds]
+        pairs += [(n, "any") for n in names] + [("any", "any")]
+        for e_name, k_name in pairs:
+            hit = _first(d for d in self.dequant if d.engine == e_name and d.kind == k_name)
+            if hit:
+                return hit
+        return DequantCost(
+            flops_per_weight=self.fit.dequant_flops_per_weight, source=self.fit.source
+        )
+
+    def prefill_fraction(
+        self, engine: str, backend: str, architecture: str, rate: str
+    ) -> PrefillEfficiency:
+        """Tensor-rate share of prefill: the engine on this architecture, else on this backend,
+        else any engine on the architecture, else the engine on any card or at another
+        precision, else any engine."""
+        engine = engine_family(engine)
         arch = architecture.lower()
-        return next(
-            (t for t in self.training if t.mode == mode and t.architecture.lower() == arch), None
+        for e_name, b_name, a_name, r_name in (
+            (engine, backend, arch, rate),
+            (engine, backend, "any", rate),
+            ("any", backend, arch, rate),
+            (engine, "any", "any", rate),
+            (engine, backend, "any", "any"),  # the engine's GEMMs at another precision
+            (engine, "any", "any", "any"),
+            ("any", backend, "any", rate),
+            ("any", "any", "any", rate),
+            ("any", "any", "any", "any"),
+        ):
+            hit = _first(
+                p
+                for p in self.prefill
+                if p.engine == e_name
+                and p.backend == b_name
+                and p.architecture.lower() == a_name
+                and p.rate == r_name
+            )
+            if hit:
+                return hit
+        return PrefillEfficiency(fraction=self.fit.prefill_fraction, source=self.fit.source)
+
+    def kernel_rate(
+        self, engine: str, kind: str, built: dt.date | None = None, backend: str = "any"
+    ) -> KernelPath:
+        """The tensor rate an engine's prefill GEMMs use for a weight-format kind.
+
+        Current builds unless `built` (a measurement's build date) predates an entry's `before`;
+        an entry for the backend wins over one for any backend.
+        """
+        engine = engine_family(engine)
+        for e_name, k_name in ((engine, kind), ("any", kind)):
+            entries = [
+                p
+                for p in self.paths
+                if p.engine == e_name and p.kind == k_name and p.backend in (backend, "any")
+            ]
+            older = sorted(
+                (p for p in entries if p.before and built and built < p.before),
+                key=lambda p: (p.backend == "any", p.before or dt.date.max),
+            )
+            current = sorted(
+                (p for p in entries if p.before is None), key=lambda p: p.backend == "any"
+            )
+            hit = _first(older) or _first(current)
+            if hit:
+                return hit
+        return KernelPath(kind=kind, rate="bf16", source=self.fit.source)
+
+    def half_accumulate_factor(self, gpu: Gpu) -> tuple[float, str | None]:
+        """How much faster FP16-accumulate GEMMs run than the catalog's 16-bit rate (GeForce: 2)."""
+        for h in self.half_accumulate:
+            if (
+                h.vendor == gpu.vendor
+                and h.gpu_class == gpu.gpu_class
+                and gpu.architecture in h.architectures
+            ):
+                return h.factor, h.source
+        return 1.0, None
+
+    def train_utilisation(self, mode: str, architecture: str) -> TrainEfficiency:
+        """Share of achievable matmul a training mode reaches: this architecture, else any."""
+        arch = architecture.lower()
+        for m_name, a_name in ((mode, arch), (mode, "any"), ("any", arch), ("any", "any")):
+            hit = _first(
+                t for t in self.training if t.mode == m_name and t.architecture.lower() == a_name
+            )
+            if hit:
+                return hit
+        return TrainEfficiency(
+            mode="any", matmul_utilisation=self.fit.train_matmul_utilisation, source=self.fit.source
         )
 
-    def mfu(self, mode: str, gpu: Gpu) -> tuple[float, list[str]]:
-        """MFU of a fine-tuning mode on this GPU's architecture, and the sources behind it.
-
-        Measured full fine-tuning MFU differs by architecture (A100 64%, H100 46% in the same
-        llm-foundry table); other modes keep their measured ratio to full fine-tuning.
-        """
-        generic_full = self._train("full", "any")
-        full = self._train("full", gpu.architecture) or generic_full
-        mode_row = self._train(mode, gpu.architecture) or self._train(mode, "any")
-        assert full and generic_full and mode_row, "speed.toml lacks train_efficiency rows"
-        if mode == "full" or mode_row.architecture != "any":
-            return mode_row.mfu if mode != "full" else full.mfu, [mode_row.source, full.source]
-        value = full.mfu * mode_row.mfu / generic_full.mfu
-        return value, sorted({full.source, mode_row.source, generic_full.source})
+    def matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:
+        """The measured achievable-matmul share of the GPU's architecture, if one was measured."""
+        arch = gpu.architecture.lower()
+        return _first(m for m in self.matmul if m.architecture.lower() == arch)
 
     def matmul_fraction(self, gpu: Gpu) -> float:
         """Measured achievable matmul share for the GPU's architecture (1 when unmeasured)."""
-        for m in self.matmul:
-            if m.architecture.lower() == gpu.architecture.lower():
-                return m.fraction
-        return 1.0
+        entry = self.matmul_entry(gpu)
+        return entry.fraction if entry else 1.0
 
     def link(self, gpu: Gpu, gpus: int = 1) -> LinkModel:
         """The collective model of the GPU's fast link (PCIe when none; network across hosts)."""

@@ -1,7 +1,9 @@
 """Bytes of a model's weights in a storage format, and the parameters a LoRA adapter adds.
 
 Parameter counts come from the architecture (catalog/params.py), scaled so that their sum
-matches the model's stated total (norms and biases fold into the linear share).
+matches the model's stated total (norms and biases fold into the linear share). A model read
+from a local folder whose safetensors headers or index state the bytes uses those bytes
+instead of the formula when the requested format is the one the files are stored in.
 """
 
 from __future__ import annotations
@@ -46,8 +48,25 @@ def _boosted_params(m: LlmModel) -> float:
     return attn_v + dense_layers * m.intermediate_size * m.hidden_size
 
 
+_FLOAT_BITS = {"bf16": 16.0, "fp16": 16.0, "fp32": 32.0}
+
+
+def stored_bytes(m: LlmModel, fmt: WeightFormat) -> float | None:
+    """The files' own byte count, when `fmt` is the format they are stored in (else None)."""
+    if m.weight_bytes_exact is None or fmt.kind == "gguf":
+        return None
+    if fmt.kind == "float" and _FLOAT_BITS.get(m.weight_dtype or "") == fmt.bits_per_weight:
+        return float(m.weight_bytes_exact)
+    if m.weight_format_hint is not None and m.weight_format_hint == fmt.id:
+        return float(m.weight_bytes_exact)
+    return None
+
+
 def weight_bytes(m: LlmModel, fmt: WeightFormat, embeddings_on_cpu: bool = False) -> WeightBytes:
     """Bytes of all weights held on the GPUs (before any split across GPUs)."""
+    exact = stored_bytes(m, fmt)
+    if exact is not None:
+        return WeightBytes(exact, 0.0)
     embedding, head, linear, _ = param_split(m)
     if m.gguf_weight_bytes and fmt.kind == "gguf":
         total = float(m.gguf_weight_bytes)

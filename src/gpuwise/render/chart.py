@@ -47,8 +47,11 @@ def find_cjk_font() -> str | None:
     return next((n for n in sorted(names) if any(h in n for h in _CJK_HINTS)), None)
 
 
-def plot_cumulative(report: dict[str, Any], path: str, lang: Lang) -> list[str]:
-    """Write the chart to `path`; return notes for the user (already in their language)."""
+def plot_cumulative(
+    report: dict[str, Any], path: str, lang: Lang, save_to: str | None = None
+) -> list[str]:
+    """Write the chart to `path` (or to `save_to`, a temporary file the caller renames to
+    `path`); return notes for the user (already in their language)."""
     from matplotlib import rc_context, rcParams
 
     notes: list[str] = []
@@ -66,7 +69,7 @@ def plot_cumulative(report: dict[str, Any], path: str, lang: Lang) -> list[str]:
                 "axes.unicode_minus": False,
             }
     with rc_context(rc):  # type: ignore[arg-type]
-        _draw(report, path, label_lang)
+        _draw(report, save_to or path, label_lang)
     notes.append(t("cost.plot_written", path=path))
     return notes
 

@@ -9,13 +9,15 @@ from rich.console import Console
 from rich.table import Table
 
 from gpuwise.i18n import Lang, t
-from gpuwise.render.offers import date_text
+from gpuwise.render.offers import date_text, legend_lines
 from gpuwise.render.out import fmt_num
 
 
 def option_name(o: dict[str, Any], lang: Lang | None = None) -> str:
     """A readable name of an option: 'own rtx-4090 ×2 (consumer)' or 'gcp a2-… (spot)'."""
     if o["kind"] == "own":
+        if o.get("owned"):
+            return t("cost.owned_name", lang=lang, gpu=o["gpu"], count=o["count"])
         platform = t("platform." + o["platform"], lang=lang)
         return t("cost.own_name", lang=lang, gpu=o["gpu"], count=o["count"], platform=platform)
     return t(
@@ -138,7 +140,8 @@ def render_cost(console: Console, report: dict[str, Any], extra_notes: list[str]
     for o in report["options"]:
         console.print(bill_table(o))
     console.print(prices_table(report))
-    console.print(t("cost.stale_legend"))
+    for line in legend_lines([p for o in report["options"] for p in o["prices"]], always=True):
+        console.print(line)
     notes: list[str] = []
     for o in report["options"]:
         for n in o["notes"]:
@@ -148,6 +151,9 @@ def render_cost(console: Console, report: dict[str, Any], extra_notes: list[str]
             text = t(n["key"], **params)
             if text not in notes:
                 notes.append(text)
+        if "opportunity_value" in o["details"]:
+            value = _money(o["details"]["opportunity_value"])
+            notes.append(t("cost.note_opportunity", name=option_name(o), value=value))
         if o["unpriced"]:
             names = ", ".join(t(f"cost.item.{u}") for u in o["unpriced"])
             notes.append(t("cost.note_unpriced", name=option_name(o), items=names))

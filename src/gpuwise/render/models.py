@@ -16,10 +16,14 @@ def _attention(m: dict[str, Any]) -> str:
     """MHA / GQA / MQA / MLA, with the sliding window if any."""
     if m["mla"]:
         return "MLA"
+    if m.get("kv_layers") == 0:
+        return "SSM"
     heads, kv = m["heads"], m["kv_heads"]
     kind = "MHA" if kv == heads else ("MQA" if kv == 1 else f"GQA {heads}/{kv}")
     if m["sliding_window"]:
         kind += f" + SWA {m['sliding_window']}"
+    if m.get("ssm"):
+        kind += " + SSM"
     return kind
 
 
@@ -76,10 +80,14 @@ def model_detail(d: dict[str, Any]) -> Table:
         "mla",
         "moe",
         "gguf_file_type",
+        "kv_layers",
+        "ssm",
+        "weight_dtype",
+        "weight_bytes_exact",
     )
     for key in keys:
         value = d.get(key)
-        if value is None:
+        if value is None or (key == "kv_layers" and value == d["layers"]):
             continue
         if isinstance(value, dict):
             value = ", ".join(f"{k}={v}" for k, v in value.items())

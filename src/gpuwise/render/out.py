@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Any
 
 from rich.console import Console
+
+from gpuwise.render.console_text import can_show, harden
+
+MIN_WIDTH, MAX_WIDTH = 40, 1000
+"""COLUMNS is clamped: 0 made rich print nothing at all, 5 an unreadable column of borders."""
 
 
 def console() -> Console:
@@ -16,7 +22,10 @@ def console() -> Console:
     Width comes from COLUMNS when set; when piped to a file, tables get 160 columns instead of
     rich's 80 so that ids and numbers are not cut.
     """
+    harden(sys.stdout)
     width = int(os.environ["COLUMNS"]) if os.environ.get("COLUMNS", "").isdigit() else None
+    if width is not None:
+        width = min(max(width, MIN_WIDTH), MAX_WIDTH)
     if width is None and not sys.stdout.isatty():
         width = 160
     return Console(
@@ -31,9 +40,37 @@ def console() -> Console:
 
 
 def emit_json(data: Any) -> None:
-    """Print JSON with sorted keys and real Unicode (Chinese stays readable)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True, default=str))
+    """Print JSON with sorted keys and real Unicode (Chinese stays readable).
+
+    Never NaN or Infinity (JSON has neither; most readers reject them): a non-finite number is
+    written as null and named on stderr, so the bug upstream is seen, not hidden. On a console
+    that cannot show the text (GBK, ASCII), non-ASCII characters are escaped (\\uXXXX), which
+    every JSON reader decodes back exactly.
+    """
+    bad: list[str] = []
+    clean = _finite(data, "$", bad)
+    if bad:
+        from gpuwise.i18n import t
+
+        sys.stderr.write(t("output.nonfinite_json", paths=", ".join(bad[:5])) + "\n")
+    options: dict[str, Any] = {"indent": 2, "sort_keys": True, "default": str, "allow_nan": False}
+    text = json.dumps(clean, ensure_ascii=False, **options)
+    if not can_show(sys.stdout, text):
+        text = json.dumps(clean, ensure_ascii=True, **options)
+    sys.stdout.write(text)
     sys.stdout.write("\n")
+
+
+def _finite(value: Any, path: str, bad: list[str]) -> Any:
+    """A copy of `value` with NaN and ±Infinity replaced by None (their paths go to `bad`)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        bad.append(path)
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, f"{path}.{k}", bad) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v, f"{path}[{i}]", bad) for i, v in enumerate(value)]
+    return value
 
 
 def fmt_num(value: float | None, digits: int = 1) -> str:

@@ -16,12 +16,34 @@ from gpuwise.render.estimate import gib
 def _where(o: dict[str, Any]) -> str:
     if o["kind"] == "own":
         return t("plan.owned") if o["already_owned"] else t("plan.buy")
-    return f"{o['provider']} {o['instance']} ({t('billing.' + o['billing'])})"
+    name = o.get("provider_name") or o["provider"]
+    return f"{name} {o['instance']} ({t('billing.' + o['billing'])})"
+
+
+def _risk_words(o: dict[str, Any]) -> str:
+    """Risk ids as short words in the user's language."""
+    return "; ".join(dict.fromkeys(t(f"risk_short.{r['id']}") for r in o["risks"])) or "—"
+
+
+def _speed_cell(o: dict[str, Any], training: bool) -> str:
+    """Hours of a training run, or output tokens/s of a served or local model ('—': unknown)."""
+    if training:
+        return f"{o['time_hours']:,.1f}" if o["time_hours"] is not None else "—"
+    return f"{o['tokens_per_s']:,.0f}" if o["tokens_per_s"] else "—"
+
+
+def _hardware(o: dict[str, Any]) -> str:
+    """'rtx-4090×2', or 'atlas-300i-duo×1 (2 devices)' for multi-chip cards."""
+    text = f"{o['gpu']}×{o['count']}"
+    if o.get("devices", o["count"]) != o["count"]:
+        text += " " + t("plan.devices", n=o["devices"])
+    return text
 
 
 def options_table(report: dict[str, Any]) -> Table:
     """Top options: kind, hardware, where/billing, total and monthly cost, time, memory, risks."""
     cur = report["currency"]
+    training = report["scenario"]["workload"]["kind"] == "train"
     table = Table(
         title=t("plan.options_title", n=report["options_considered"]),
         title_justify="left",
@@ -33,20 +55,19 @@ def options_table(report: dict[str, Any]) -> Table:
         ("plan.col_where", "left"),
         ("plan.col_total", "right"),
         ("plan.col_monthly", "right"),
-        ("plan.col_time", "right"),
+        ("plan.col_time" if training else "plan.col_tokens_per_s", "right"),
         ("plan.col_memory", "right"),
         ("plan.col_risks", "left"),
     ):
         table.add_column(t(key), justify=justify)  # type: ignore[arg-type]
     for i, o in enumerate(report["options"], 1):
-        time = f"{o['time_hours']:,.1f}" if o["time_hours"] is not None else "—"
+        time = _speed_cell(o, training)
         mem = f"{gib(o['memory_per_gpu_bytes'])}/{gib(o['memory_capacity_bytes'])}"
-        risks = "; ".join(r["id"] for r in o["risks"]) or "—"
         mark = "*" if o["pareto"] else ""
         total = money(o["total_cost"], cur) if o["hardware_priced"] else t("plan.unpriced_total")
         monthly = money(o["monthly_cost"], cur) if o["hardware_priced"] else "—"
         table.add_row(
-            f"{i}{mark}", f"{o['gpu']}×{o['count']}", _where(o), total, monthly, time, mem, risks
+            f"{i}{mark}", _hardware(o), _where(o), total, monthly, time, mem, _risk_words(o)
         )
     return table
 
@@ -59,6 +80,9 @@ def render_plan(console: Console, report: dict[str, Any]) -> None:
     if report["options"]:
         console.print(options_table(report))
         console.print(t("plan.pareto_note"))
+    for a in report.get("assumptions", []):
+        console.print("ⓘ " + a["text"])
+    _unchecked(console, report)
     for s in report["suggestions"]:
         console.print("→ " + s["text"])
     if report["rules"]:
@@ -68,10 +92,26 @@ def render_plan(console: Console, report: dict[str, Any]) -> None:
             console.print(f"• [{r['id']}] {r['text']}")
     if report["options"]:
         console.print()
+        best = report["options"][0]
+        console.print(t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}"))
+        for r in best["rules"]:
+            console.print(f"• [{r['id']}] {r['text']}")
+        console.print()
         console.print(t("plan.risks_title"))
         for o in report["options"][:3]:
             for r in o["risks"]:
-                console.print(f"• {o['gpu']}×{o['count']} {_where(o)}: {r['text']}")
+                console.print(f"• {_hardware(o)} {_where(o)}: {r['text']}")
+
+
+def _unchecked(console: Console, report: dict[str, Any]) -> None:
+    """Options a missing number kept from being checked: listed apart, never ranked."""
+    if not report.get("unchecked"):
+        return
+    console.print()
+    console.print(t("plan.unchecked_title"))
+    for o in report["unchecked"][:5]:
+        why = "; ".join(u["text"] for u in o["unchecked"])
+        console.print(f"• {_hardware(o)} {_where(o)}: {why}")
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -100,12 +140,22 @@ def markdown(report: dict[str, Any]) -> str:
         time = f"{o['time_hours']:,.1f}" if o["time_hours"] is not None else "—"
         risks = "; ".join(r["text"] for r in o["risks"]) or "—"
         lines.append(
-            f"| {i} | {o['gpu']}×{o['count']} | {_where(o)} | "
+            f"| {i} | {_hardware(o)} | {_where(o)} | "
             f"{money(o['total_cost'], cur)} | {money(o['monthly_cost'], cur)} | {time} | "
             f"{risks} |"
         )
     lines += ["", f"## {t('plan.rules_title')}", ""]
     lines += [f"- **{r['id']}**: {r['text']}" for r in report["rules"]]
+    if report["options"]:
+        best = report["options"][0]
+        title = t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}")
+        lines += ["", f"## {title.rstrip(':：')}", ""]
+        lines += [f"- **{r['id']}**: {r['text']}" for r in best["rules"]]
+    if report.get("unchecked"):
+        lines += ["", f"## {t('plan.unchecked_title').rstrip(':：')}", ""]
+        for o in report["unchecked"]:
+            why = "; ".join(u["text"] for u in o["unchecked"])
+            lines.append(f"- {_hardware(o)} {_where(o)}: {why}")
     if report["suggestions"]:
         lines += ["", f"## {t('plan.md_fixes')}", ""] + [
             f"- {x['text']}" for x in report["suggestions"]

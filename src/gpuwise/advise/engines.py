@@ -1,0 +1,108 @@
+"""Which engine runs the workload on a card, and which weight formats it may use there.
+
+The engine follows the job and the card's software stack (vLLM serves where the stack runs it,
+llama.cpp on Apple, Ollama for local chat, transformers for fine-tuning); the formats are the
+planner's ladder (16-bit first) filtered by the engine × architecture support table
+(catalog/data/compat/precision.toml), so a configuration the engine cannot run on that card is
+never sized, priced or ranked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog.precision import SupportVerdict, format_support, weight_format_key
+from gpuwise.catalog.schema import Gpu
+from gpuwise.catalog.schema_precision import PrecisionSupport
+from gpuwise.errors import UserError
+from gpuwise.estimate.constants import MemoryConstants
+
+SERVE_QUANTS = ("bf16", "fp16", "fp8", "int8-gptq", "int4-awq", "int4-gptq")
+"""Serving formats, least compressed first (fp16 stands in where the card has no bf16)."""
+LOCAL_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m")
+"""GGUF files people pull for local chat, largest first."""
+TRAIN_FLOAT = ("bf16", "fp16")
+"""Mixed precision for full and LoRA training: bf16 where the card has it, else fp16."""
+RUNNABLE = ("yes", "partial")
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine for one card and the formats to try on it, with their support verdicts."""
+
+    engine: str
+    quants: tuple[str, ...]
+    verdicts: dict[str, SupportVerdict] = field(default_factory=dict)
+    refused: tuple[tuple[str, SupportVerdict], ...] = ()
+
+
+def stack_of(gpu: Gpu) -> str:
+    """The card's first software stack name (cuda, rocm, cann, metal, …), 'other' if none."""
+    names = gpu.stack.names()
+    return names[0] if names else "other"
+
+
+def default_engine(s: Scenario, gpu: Gpu, features: dict[tuple[str, str], str]) -> str:
+    """The scenario's engine, else the usual one for the job on this stack."""
+    w = s.workload
+    if w.engine:
+        return w.engine
+    stack = stack_of(gpu)
+    if w.kind == "train":
+        return "transformers"
+    if w.kind == "local":  # local chat runs GGUF files: Ollama, else llama.cpp's own backends
+        return "ollama" if features.get((stack, "ollama")) in RUNNABLE else "llama.cpp"
+    if stack == "metal":
+        return "llama.cpp"
+    return "vllm" if features.get((stack, "vllm")) in RUNNABLE else "transformers"
+
+
+GGUF_ENGINES = ("ollama", "llama.cpp")
+
+
+def ladder(s: Scenario, engine: str, tag_quant: str | None) -> tuple[str, ...]:
+    """Formats to try in order: the scenario's alone; the Ollama tag's file where the engine
+    runs Ollama's files; else the ladder (an Ollama tag served by vLLM names only the model)."""
+    w = s.workload
+    if w.quant:
+        return (w.quant,)
+    if w.kind == "train":
+        return ("nf4",) if w.mode == "qlora" else TRAIN_FLOAT
+    if tag_quant and engine in GGUF_ENGINES:
+        return (tag_quant,)
+    return LOCAL_QUANTS if engine in GGUF_ENGINES else SERVE_QUANTS
+
+
+def choose_engine(
+    s: Scenario,
+    gpu: Gpu,
+    mc: MemoryConstants,
+    rows: tuple[PrecisionSupport, ...],
+    features: dict[tuple[str, str], str],
+    tag_quant: str | None = None,
+) -> EngineChoice:
+    """The engine and the supported formats for `gpu`; unsupported ones are kept as refused."""
+    engine = default_engine(s, gpu, features)
+    verdicts: dict[str, SupportVerdict] = {}
+    refused: list[tuple[str, SupportVerdict]] = []
+    for quant in ladder(s, engine, tag_quant):
+        try:
+            fmt = mc.weight_format(quant)
+        except UserError:
+            continue
+        verdict = format_support(rows, engine, gpu, weight_format_key(fmt))
+        if verdict.support not in RUNNABLE and weight_format_key(fmt) == "fp8":
+            # an fp8 checkpoint also runs weight-only (FP8-Marlin on Ampere): the same memory,
+            # 16-bit compute
+            verdict = format_support(rows, engine, gpu, "fp8-w8a16")
+        if verdict.support in RUNNABLE:
+            verdicts[quant] = verdict
+        else:
+            refused.append((quant, verdict))
+    quants = tuple(verdicts)
+    if "bf16" in verdicts and "fp16" in verdicts:
+        quants = tuple(
+            q for q in quants if q != "fp16"
+        )  # the same bytes: fp16 only in bf16's place
+    return EngineChoice(engine, quants, verdicts, tuple(refused))

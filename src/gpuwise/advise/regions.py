@@ -1,0 +1,94 @@
+"""A scenario's region: validated the same way everywhere, and matched against offers.
+
+A region is a catalog entry (data/regions.toml) named by id or alias, or one exact cloud region
+code that some offer lists; anything else is an error that lists the choices. An offer belongs
+to a region when the place its price is quoted for does, so an EU plan is priced from EU offers,
+not from a US price that merely lists EU regions as available.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from gpuwise.catalog import Catalog
+from gpuwise.catalog.names import normalize
+from gpuwise.catalog.schema_advise import Region
+from gpuwise.catalog.schema_cloud import Offer, Provider
+from gpuwise.errors import UserError
+
+ANY = ("any", "", "all", "anywhere", "不限")
+
+
+def _code_matches(pattern: str, code: str) -> bool:
+    p, c = pattern.lower(), code.lower()
+    return c.startswith(p[:-1]) if p.endswith("*") else c == p
+
+
+def in_region(region: Region, code: str) -> bool:
+    """Whether a cloud region or country code lies in `region`."""
+    return _in_codes(tuple(region.codes), code)
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_codes(codes: tuple[str, ...], code: str) -> bool:
+    """Cached: a refreshed price feed asks about the same few codes for thousands of offers."""
+    return any(_code_matches(p, code) for p in codes)
+
+
+def find_region(cat: Catalog, name: str) -> Region | None:
+    """The region a scenario names (None for 'any'); unknown names are one clear error.
+
+    An exact cloud region code (`eu-central-1`, `cn-huabei2`) becomes a one-code region.
+    """
+    if name.strip().lower() in ANY:
+        return None
+    regions: Sequence[Region] = cat.extra("region")
+    key = normalize(name)
+    for r in regions:
+        if key in (normalize(n) for n in (r.id, r.name_en, r.name_zh, *r.aliases)):
+            return r
+    codes = {c for o in cat.offers for c in o.regions}
+    exact = next((c for c in codes if c.lower() == name.strip().lower()), None)
+    if exact is not None:
+        kind = "cn" if any(r.id == "cn" and in_region(r, exact) for r in regions) else "global"
+        buyer = "cn" if kind == "cn" else None
+        return Region(
+            id=normalize(exact) or "region",
+            name_en=exact,
+            name_zh=exact,
+            kind=kind,
+            codes=[exact],
+            buyer=buyer,
+            source=regions[0].source,
+        )
+    choices = ", ".join(["any", *(r.id for r in regions)])
+    raise UserError("plan.unknown_region", value=name, choices=choices)
+
+
+def price_region(provider: Provider, offer: Offer) -> str | None:
+    """Where the offer's price is quoted for, when the catalog says."""
+    return offer.price_region or provider.price_region
+
+
+def offer_in_region(region: Region, provider: Provider, offer: Offer) -> bool:
+    """An offer is in the region when its price's region is (else any listed region is)."""
+    if region.id == "global" and not region.codes:
+        return provider.region_kind == "global"
+    if region.kind == "cn" and provider.region_kind == "cn" and not offer.regions:
+        return True
+    quoted = price_region(provider, offer)
+    codes = [quoted] if quoted else offer.regions
+    return any(in_region(region, c) for c in codes)
+
+
+def buyer_of(region: Region | None, currency: str) -> tuple[str | None, bool]:
+    """The market whose export rules apply to buying hardware, and whether it was assumed.
+
+    A plan in CNY without a region is taken to be bought in mainland China (the plan says so).
+    """
+    if region is not None:
+        return region.buyer, False
+    if currency == "CNY":
+        return "cn", True
+    return None, False

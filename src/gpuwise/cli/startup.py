@@ -1,0 +1,32 @@
+"""Before any output: streams that cannot crash on the console's encoding, the --debug switch,
+a language the console can show, and the version line."""
+
+from __future__ import annotations
+
+import sys
+
+from gpuwise.diag import debug, set_debug
+from gpuwise.i18n import get_lang, set_lang, t
+from gpuwise.render.console_text import can_show, harden
+
+
+def prepare_streams(debug_on: bool, lang_given: bool = True) -> None:
+    """Harden stdout/stderr; Chinese picked from the locale falls back to English on a console
+    that cannot show Chinese (`LC_ALL=C`, cp1252), where it would print as question marks."""
+    set_debug(debug_on)
+    harden(sys.stdout)
+    harden(sys.stderr)
+    if not lang_given and get_lang() == "zh" and not can_show(sys.stdout, "中文"):
+        debug(f"stdout encoding {sys.stdout.encoding} cannot show Chinese: English instead")
+        set_lang("en")
+
+
+def version_line() -> str:
+    """`gpuwise 0.1.0`, from the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("gpuwise")
+    except PackageNotFoundError:
+        number = "unknown (not installed)"
+    return t("flags.version", version=number)

@@ -1,0 +1,72 @@
+"""Properties every plan must have, whatever the scenario (used by the scenario and fuzz tests)."""
+
+from __future__ import annotations
+
+from gpuwise.advise.evaluate import Option, incomplete_capex
+from gpuwise.advise.plan import Plan
+from gpuwise.advise.regions import buyer_of, find_region
+from gpuwise.catalog import Catalog
+from gpuwise.catalog.precision import format_support, weight_format_key
+from gpuwise.estimate.constants import MemoryConstants
+
+
+def _supported(cat: Catalog, o: Option) -> bool:
+    """The engine runs the option's format on its card (an fp8 checkpoint also weight-only)."""
+    fmt = MemoryConstants.from_catalog(cat).weight_format(o.sized.quant)
+    rows = cat.extra("precision_support")
+    keys = [weight_format_key(fmt)] + (["fp8-w8a16"] if fmt.kind == "fp8" else [])
+    gpu = o.candidate.gpu
+    return any(
+        format_support(rows, o.sized.engine, gpu, k).support in ("yes", "partial") for k in keys
+    )
+
+
+def _platform_takes(cat: Catalog, o: Option) -> bool:
+    """A passively cooled card is never put in a desktop or workstation."""
+    if o.platform is None or o.candidate.already_owned:
+        return True
+    platforms = {p.id: p for p in cat.extra("host_platform")}
+    p = platforms.get(o.platform)
+    return p is None or o.candidate.gpu.cooling in p.coolings
+
+
+def check_option(cat: Catalog, plan: Plan, o: Option) -> None:
+    """What holds for every option the planner considered."""
+    c = o.candidate
+    assert o.cost.total >= 0, (c.label, o.cost.items)
+    assert all(v == v for v in o.cost.items.values()), c.label  # no NaN
+    assert _supported(cat, o), (c.label, o.sized.engine, o.sized.quant)
+    if c.kind == "own" and not c.already_owned:
+        assert not c.gpu.rent_only, c.label
+        region = find_region(cat, plan.scenario.region)
+        buyer, _ = buyer_of(region, plan.currency)
+        assert buyer not in c.gpu.export_restricted_in, (c.label, buyer)
+        assert _platform_takes(cat, o), (c.label, o.platform, c.gpu.cooling)
+    if c.kind == "rent" and c.offer and c.offer.node_gpus:
+        assert c.count >= c.offer.node_gpus * c.gpu.devices_per_card, c.label
+
+
+def check_ranked(plan: Plan, o: Option) -> None:
+    """What holds for every option ranked as a possible answer."""
+    s = plan.scenario
+    w = s.workload
+    if w.target_tokens_per_s or s.deadline_days or (w.kind == "train" and w.train_tokens()):
+        assert o.sized.speed_known, o.candidate.label
+    if s.budget is not None:
+        assert not incomplete_capex(o), o.candidate.label
+    if not s.spot_allowed():
+        assert o.candidate.billing != "spot", o.candidate.label
+    assert o.rules, o.candidate.label
+    assert not o.blockers and not o.unchecked
+
+
+def check_plan(cat: Catalog, plan: Plan) -> None:
+    """Every option valid; ranked ones pass every limit; floors after fully priced totals."""
+    for o in (*plan.options, *plan.unchecked, *plan.infeasible, *plan.set_aside):
+        check_option(cat, plan, o)
+    for o in plan.options:
+        check_ranked(plan, o)
+    floors = [incomplete_capex(o) for o in plan.options]
+    assert floors == sorted(floors), "an option with an unpriced card ranks above a priced one"
+    if plan.options and plan.answers["buy_or_rent"] == "either":
+        assert not incomplete_capex(plan.options[0])

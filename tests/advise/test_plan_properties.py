@@ -1,0 +1,87 @@
+"""Random scenarios (hypothesis): every plan keeps the invariants of tests/advise/invariants.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import load_catalog
+from gpuwise.errors import UserError
+from tests.advise.invariants import check_plan
+
+TODAY = dt.date(2026, 12, 2)
+MODELS = (
+    "qwen2.5:7b",
+    "llama3.1:8b",
+    "qwen2.5:14b",
+    "qwen2.5:32b",
+    "llama3.1:70b",
+    "Qwen/Qwen2.5-7B-Instruct",
+    "deepseek-r1",
+    "qwen3",
+    "gemma3:27b",
+    "mixtral:8x7b",
+)
+OWNED = ("rtx-3090", "rtx-4090", "rtx-4060", "apple-m4-max", "a100-80gb")
+
+
+@st.composite
+def workloads(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(("train", "serve", "local")))
+    w: dict[str, Any] = {"kind": kind, "model": draw(st.sampled_from(MODELS))}
+    if kind == "train":
+        w["mode"] = draw(st.sampled_from(("full", "lora", "qlora")))
+        w["dataset_tokens"] = draw(st.sampled_from((1e6, 2e7, 2e8)))
+        w["batch"] = draw(st.sampled_from((1, 4, 16)))
+        w["seq_len"] = draw(st.sampled_from((512, 2048, 4096)))
+    else:
+        w["context"] = draw(st.sampled_from((2048, 8192, 32768)))
+        w["concurrency"] = draw(st.integers(1, 64))
+        if draw(st.booleans()):
+            w["target_tokens_per_s"] = draw(st.sampled_from((20.0, 200.0, 2000.0)))
+    return w
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> dict[str, Any]:
+    currency = draw(st.sampled_from(("CNY", "USD", "EUR")))
+    s: dict[str, Any] = {
+        "workload": draw(workloads()),
+        "months": draw(st.sampled_from((1, 6, 24))),
+        "hours_per_day": draw(st.sampled_from((1.0, 8.0, 24.0))),
+        "region": draw(st.sampled_from(("any", "cn", "global", "eu", "us"))),
+        "currency": currency,
+        "allow_spot": draw(st.sampled_from((None, True, False))),
+    }
+    if draw(st.booleans()):
+        s["budget"] = {
+            "amount": draw(st.sampled_from((500.0, 20000.0, 1e6))),
+            "currency": currency,
+            "per": draw(st.sampled_from(("month", "total"))),
+        }
+    if draw(st.integers(0, 4)) == 0:
+        s["deadline_days"] = draw(st.sampled_from((1.0, 7.0)))
+    if draw(st.integers(0, 5)) == 0:
+        s["domestic_only"] = True
+    if draw(st.integers(0, 5)) == 0:
+        s["data_may_leave"] = False
+    if draw(st.booleans()):
+        s["owns"] = [{"gpu": draw(st.sampled_from(OWNED)), "count": draw(st.integers(1, 2))}]
+    return s
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_random_scenarios_keep_the_invariants(data: dict[str, Any]) -> None:
+    cat = load_catalog()
+    try:
+        scenario = parse_scenario(data, "fuzz")
+    except UserError:
+        return  # a combination the scenario schema refuses with one clear line
+    plan = make_plan(cat, scenario, TODAY)
+    check_plan(cat, plan)

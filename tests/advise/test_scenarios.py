@@ -1,0 +1,159 @@
+"""Realistic scenarios (tests/advise/scenarios.yaml): the invariants, and the expert's answer
+where the facts settle it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gpuwise.advise.plan import Plan, make_plan, workload_model
+from gpuwise.advise.regions import in_region
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import load_catalog
+from tests.advise.invariants import check_plan
+
+TODAY = dt.date(2026, 12, 2)
+SCENARIOS = yaml.safe_load((Path(__file__).parent / "scenarios.yaml").read_text("utf-8"))
+PERSONAS = Path(__file__).parents[2] / "src" / "gpuwise" / "advise" / "personas"
+
+
+def scenario_data(case: dict[str, Any]) -> dict[str, Any]:
+    if "persona" in case:
+        data: dict[str, Any] = yaml.safe_load((PERSONAS / f"{case['persona']}.yaml").read_text())
+        return data
+    return dict(case["scenario"])
+
+
+def plan_of(case: dict[str, Any]) -> Plan:
+    cat = load_catalog()
+    return make_plan(cat, parse_scenario(scenario_data(case), case["id"]), TODAY)
+
+
+def test_at_least_25_cited_scenarios() -> None:
+    assert len(SCENARIOS) >= 25
+    assert len({c["id"] for c in SCENARIOS}) == len(SCENARIOS)
+    for case in SCENARIOS:
+        assert case["why"].strip() and case["cite"], case["id"]
+        assert all(u.startswith("https://") for u in case["cite"]), case["id"]
+
+
+@pytest.mark.parametrize("case", SCENARIOS, ids=[c["id"] for c in SCENARIOS])
+def test_scenario(case: dict[str, Any]) -> None:
+    cat = load_catalog()
+    plan = plan_of(case)
+    check_plan(cat, plan)
+    for key, want in case.get("expect", {}).items():
+        EXPECT[key](plan, want)
+
+
+def _best(plan: Plan) -> Any:
+    assert plan.options, "no ranked option"
+    return plan.options[0]
+
+
+def _total_memory_gb(o: Any) -> float:
+    return float(o.candidate.gpu.memory_gb * o.candidate.count)
+
+
+def _vendor_all(plan: Plan, want: str) -> None:
+    assert plan.options
+    assert {o.candidate.gpu.vendor for o in plan.options} == {want}
+
+
+def _rent_region(plan: Plan, want: str) -> None:
+    region = next(r for r in load_catalog().extra("region") if r.id == want)
+    rents = [o for o in plan.options if o.candidate.kind == "rent"]
+    assert rents, "no rental ranked"
+    for o in rents:
+        offer, provider = o.candidate.offer, o.candidate.provider
+        assert offer and provider
+        quoted = offer.price_region or provider.price_region
+        codes = [quoted] if quoted else offer.regions
+        assert any(in_region(region, c) for c in codes), o.candidate.label
+
+
+def _restricted(plan: Plan, buyer: str) -> None:
+    for o in (*plan.options, *plan.infeasible, *plan.unchecked):
+        if o.candidate.kind == "own" and not o.candidate.already_owned:
+            assert buyer not in o.candidate.gpu.export_restricted_in, o.candidate.label
+
+
+def _within_budget(plan: Plan, _: bool) -> None:
+    s = plan.scenario
+    assert s.budget and plan.options
+    for o in plan.options:
+        assert o.cost.monthly <= s.budget.amount + 1e-6, o.candidate.label
+
+
+def _model_small(plan: Plan, most: float) -> None:
+    model, _ = workload_model(load_catalog(), plan.scenario)
+    assert model.params_b <= most, model.id
+
+
+EXPECT: dict[str, Any] = {
+    "buy_or_rent": lambda p, w: _check_in(p.answers["buy_or_rent"], w),
+    "vendor": lambda p, w: _check_in(_best(p).candidate.gpu.vendor, w),
+    "vendor_all": _vendor_all,
+    "top_kind": lambda p, w: _check_in(_best(p).candidate.kind, w),
+    "top_gpu_class": lambda p, w: _check_in(_best(p).candidate.gpu.gpu_class, w),
+    "top_gpu_in": lambda p, w: _check_in(_best(p).candidate.gpu.id, w),
+    "top_already_owned": lambda p, w: _check_in(_best(p).candidate.already_owned, w),
+    "top_billing": lambda p, w: _check_in(_best(p).candidate.billing, w),
+    "max_total": lambda p, w: _check(_best(p).cost.total <= w, _best(p).cost.total),
+    "quant_in": lambda p, w: _check_in(_best(p).sized.quant, w),
+    "min_total_memory_gb": lambda p, w: _check(
+        all(_total_memory_gb(o) >= w for o in p.options) and p.options, "memory"
+    ),
+    "max_time_hours": lambda p, w: _check(
+        all(o.time_hours is not None and o.time_hours <= w for o in p.options) and p.options,
+        "time",
+    ),
+    "no_spot": lambda p, w: _check(all(o.candidate.billing != "spot" for o in p.options), "spot"),
+    "spot_considered": lambda p, w: _check(
+        any(o.candidate.billing == "spot" for o in (*p.options, *p.infeasible)), "no spot"
+    ),
+    "speed_known": lambda p, w: _check(
+        all(o.sized.speed_known for o in p.options) and p.options, "speed"
+    ),
+    "region": lambda p, w: _rent_region(p, w),
+    "rent_region": _rent_region,
+    "not_bought_new": lambda p, w: _check(
+        _best(p).candidate.kind == "rent" or _best(p).candidate.already_owned, "bought new"
+    ),
+    "considered_vendor": lambda p, w: _check(
+        any(o.candidate.gpu.vendor == w for o in (*p.options, *p.infeasible)), w
+    ),
+    "architectures_absent": lambda p, w: _check(
+        all(
+            o.candidate.gpu.architecture not in w
+            for o in (*p.options, *p.infeasible, *p.unchecked)
+        ),
+        w,
+    ),
+    "no_restricted_buy": _restricted,
+    "within_budget": _within_budget,
+    "model_params_b_max": _model_small,
+    "kv_tokens_per_request": lambda p, w: _check(
+        all(o.sized.kv_tokens_per_request == w for o in p.options) and p.options, "kv"
+    ),
+    "native_precision_memory_gb": lambda p, w: _check(
+        all(_total_memory_gb(o) >= w for o in p.options if o.sized.quant in ("bf16", "fp8")),
+        "fp8/bf16 option below the weights' size",
+    ),
+    "no_unpriced_ranked": lambda p, w: _check(
+        all(not o.cost.unpriced or "cards" not in o.cost.unpriced for o in p.options), "unpriced"
+    ),
+}
+
+
+def _check(ok: object, what: object) -> None:
+    assert ok, what
+
+
+def _check_in(value: object, want: object) -> None:
+    allowed = want if isinstance(want, list) else [want]
+    assert value in allowed, (value, allowed)
