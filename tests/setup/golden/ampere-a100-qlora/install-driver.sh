@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Written by gpuwise setup (qlora, nvidia, a100-80gb, sm 8.0, driver 550.54.15, ubuntu22.04, python 3.11). Why each pin: gpuwise setup --explain
+# gpuwise never runs this script: read it, then run it yourself.
+set -euo pipefail
+. /etc/os-release
+if [ "${ID:-}" != "ubuntu" ]; then
+  echo "This script is for Ubuntu; follow your distribution's driver guide." >&2
+  exit 1
+fi
+sudo apt-get update
+# The pinned wheels need NVIDIA driver >= 525; DKMS rebuilds it per kernel.
+sudo apt-get install -y --no-install-recommends "linux-headers-$(uname -r)" dkms ubuntu-drivers-common
+sudo ubuntu-drivers install
+echo "Reboot, then run ./verify.sh"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Written by gpuwise setup (pytorch, nvidia, rtx-5090, sm 12.0, driver 575.57.08, ubuntu24.04, python 3.12). Why each pin: gpuwise setup --explain
+# gpuwise never runs this script: read it, then run it yourself.
+set -euo pipefail
+. /etc/os-release
+if [ "${ID:-}" != "ubuntu" ]; then
+  echo "This script is for Ubuntu; follow your distribution's driver guide." >&2
+  exit 1
+fi
+sudo apt-get update
+# The pinned wheels need NVIDIA driver >= 525; DKMS rebuilds it per kernel.
+sudo apt-get install -y --no-install-recommends "linux-headers-$(uname -r)" dkms ubuntu-drivers-common
+sudo apt-get install -y nvidia-driver-570-open
+echo "Reboot, then run ./verify.sh"
