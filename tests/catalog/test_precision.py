@@ -114,7 +114,7 @@ def test_schema_rejects_bad_rows(over: dict[str, Any], fragment: str) -> None:
 def test_format_set_is_the_closed_set_of_the_brief() -> None:
     assert PRECISION_FORMATS == (
         "fp32", "bf16", "fp16", "fp8", "fp8-w8a16", "int8-w8a8", "awq", "gptq",
-        "bnb-nf4", "bnb-int8", "gguf", "mlx", "kv-fp8",
+        "bnb-nf4", "bnb-int8", "gguf", "mlx", "mxfp4", "kv-fp8",
     )  # fmt: skip
 
 
@@ -336,6 +336,26 @@ def test_coverage_every_architecture_engine_and_format(cat: Catalog, rows: Any) 
         ("mlx", "apple-m3-max", "mlx", "yes"),
         ("mlx", "apple-m3-max", "awq", "no"),
         ("transformers", "apple-m4", "gptq", "no"),
+        # MXFP4 (gpt-oss's experts): vLLM on Hopper/Blackwell/Ampere (Marlin) and MI300X, not
+        # below sm_80; TRT-LLM Hopper/Blackwell only; transformers from sm_75, else dequantizes
+        ("vllm", "h100-sxm", "mxfp4", "yes"),
+        ("vllm", "b200", "mxfp4", "yes"),
+        ("vllm", "a100-80gb", "mxfp4", "yes"),
+        ("vllm", "l40s", "mxfp4", "partial"),
+        ("vllm", "rtx-5090", "mxfp4", "partial"),
+        ("vllm", "t4", "mxfp4", "no"),
+        ("vllm", "v100-32gb", "mxfp4", "no"),
+        ("vllm", "mi300x", "mxfp4", "yes"),
+        ("vllm", "mi250", "mxfp4", "no"),
+        ("vllm", "ascend-910b", "mxfp4", "no"),
+        ("tensorrt-llm", "h200", "mxfp4", "yes"),
+        ("tensorrt-llm", "a100-80gb", "mxfp4", "no"),
+        ("transformers", "t4", "mxfp4", "yes"),
+        ("transformers", "v100-16gb", "mxfp4", "no"),
+        ("transformers", "apple-m4", "mxfp4", "no"),
+        ("llama.cpp", "rtx-4090", "mxfp4", "yes"),
+        ("ollama", "apple-m4-max", "mxfp4", "yes"),
+        ("exllamav2", "rtx-4090", "mxfp4", "no"),
     ],
 )
 def test_cited_fact(
@@ -377,6 +397,7 @@ def test_every_memory_weight_format_maps_into_the_table(cat: Catalog) -> None:
     assert keys["int4-awq"] == "awq"
     assert keys["mlx-q4"] == keys["mlx-q8"] == "mlx"
     assert keys["q4_k_m"] == keys["q8_0"] == keys["f16-gguf"] == "gguf"
+    assert keys["mxfp4"] == "mxfp4"
 
 
 def test_kv_dtype_keys(cat: Catalog) -> None:

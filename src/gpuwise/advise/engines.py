@@ -74,6 +74,40 @@ def ladder(s: Scenario, engine: str, tag_quant: str | None) -> tuple[str, ...]:
     return LOCAL_QUANTS if engine in GGUF_ENGINES else SERVE_QUANTS
 
 
+def native_first(quants: tuple[str, ...], native: str, mc: MemoryConstants) -> tuple[str, ...]:
+    """A checkpoint that ships quantized (gpt-oss: MXFP4 experts, an FP8 release) is served as
+    shipped: its own format first, then only the ladder's formats with fewer bits per weight;
+    dequantizing it to 16 bits is never the default. A format made for the model's experts
+    (MXFP4) is tried alone: the engines' guides run gpt-oss from its own checkpoint, and a
+    re-quantized AWQ/GPTQ copy of it is no engine's documented path."""
+    try:
+        own = mc.weight_format(native)
+    except UserError:
+        return quants
+    if own.quantizes == "experts":
+        return (own.id,)
+    smaller = []
+    for quant in quants:
+        try:
+            if quant != own.id and mc.weight_format(quant).bits_per_weight < own.bits_per_weight:
+                smaller.append(quant)
+        except UserError:
+            continue
+    return (own.id, *smaller)
+
+
+GGUF_NATIVE_KINDS = ("gguf", "mxfp4")
+"""Shipped formats that GGUF files keep as they are (ggml has an MXFP4 type since gpt-oss)."""
+
+
+def _in_gguf(native: str, mc: MemoryConstants) -> bool:
+    """Whether a GGUF file can keep the checkpoint's format (else local chat runs GGUF types)."""
+    try:
+        return mc.weight_format(native).kind in GGUF_NATIVE_KINDS
+    except UserError:
+        return False
+
+
 def choose_engine(
     s: Scenario,
     gpu: Gpu,
@@ -81,12 +115,19 @@ def choose_engine(
     rows: tuple[PrecisionSupport, ...],
     features: dict[tuple[str, str], str],
     tag_quant: str | None = None,
+    native: str | None = None,
 ) -> EngineChoice:
-    """The engine and the supported formats for `gpu`; unsupported ones are kept as refused."""
+    """The engine and the supported formats for `gpu`; unsupported ones are kept as refused.
+
+    `native` is the format the model's checkpoint ships in (LlmModel.weight_format_hint): when
+    the scenario names no format, the serving or local ladder starts there."""
     engine = default_engine(s, gpu, features)
     verdicts: dict[str, SupportVerdict] = {}
     refused: list[tuple[str, SupportVerdict]] = []
-    for quant in ladder(s, engine, tag_quant):
+    quants = ladder(s, engine, tag_quant)
+    if native and (quants == SERVE_QUANTS or (quants == LOCAL_QUANTS and _in_gguf(native, mc))):
+        quants = native_first(quants, native, mc)
+    for quant in quants:
         try:
             fmt = mc.weight_format(quant)
         except UserError:

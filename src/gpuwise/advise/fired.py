@@ -60,8 +60,8 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
             "rent_total": money(rent.cost.total, cur),
             "own_option": _label(own),
             "own_total": money(own.cost.total, cur),
-            "break_even_hours": (
-                f"{be.hours_per_day:.1f}"
+            "break_even": (
+                t("plan.breaks_even_at", hours=f"{be.hours_per_day:.1f}")
                 if be.hours_per_day is not None
                 else t("plan.never_breaks_even")
             ),

@@ -94,7 +94,9 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     for c in cs.items:
         gpu = c.gpu
         if gpu.id not in choices:
-            choices[gpu.id] = choose_engine(s, gpu, mc, rows, feats, tag_quant)
+            choices[gpu.id] = choose_engine(
+                s, gpu, mc, rows, feats, tag_quant, model.weight_format_hint
+            )
         choice = choices[gpu.id]
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]

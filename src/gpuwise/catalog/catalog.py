@@ -104,6 +104,8 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     "matmul_fraction": ("architecture",),
     "feature": ("stack", "feature"),
     "resale": ("gpu", "date", "months_since_launch"),
+    "bench_reference": ("metric", "architecture"),
+    "measured_rate": ("gpu", "metric", "engine"),
 }
 """Entries without an `id` are matched by these fields when an override corrects them."""
 SINGLETONS = (

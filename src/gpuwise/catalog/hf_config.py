@@ -108,8 +108,8 @@ def storage_fields(cfg: Config) -> dict[str, Any]:
     if isinstance(q, dict):
         method = str(q.get("quant_method", "")).lower()
         bits = int(q.get("bits") or 4)
-        if method == "fp8":
-            return {"weight_dtype": "fp8", "weight_format_hint": "fp8"}
+        if method in ("fp8", "mxfp4"):  # mxfp4: gpt-oss's experts, the rest bf16
+            return {"weight_dtype": method, "weight_format_hint": method}
         if method in ("gptq", "awq"):
             hint = f"int{bits}-{method}" if method == "gptq" or bits == 4 else None
             return {"weight_dtype": f"{method}-int{bits}", "weight_format_hint": hint}

@@ -36,6 +36,28 @@ def ollama_quant(cat: Catalog, name: str) -> str | None:
     _, _, tag = name.lower().partition(":")
     found = _QUANT_SUFFIX.search(tag)
     if found is None:
-        return LIBRARY_DEFAULT_QUANT
+        return _shipped_quant(cat, name) or LIBRARY_DEFAULT_QUANT
     quant = found.group(1)
     return _GGUF_NAMES.get(quant, quant)
+
+
+SHIPPED_KINDS = ("mxfp4",)
+"""Formats Ollama's library keeps as the publisher shipped them instead of re-quantizing to
+Q4_K_M: gpt-oss's tags are its MXFP4 weights ("Quantization - MXFP4 format", 14GB and 65GB,
+https://ollama.com/library/gpt-oss, read 2026-12-03)."""
+
+
+def _shipped_quant(cat: Catalog, name: str) -> str | None:
+    """The catalog model's shipped format when Ollama's library keeps it (else None)."""
+    base, _, rest = name.partition(":")
+    wanted = {normalize(name), normalize(f"{base}:{rest.split('-')[0]}")}
+    kinds = {w.id: w.kind for w in cat.extra("weight_format")}
+    for m in cat.models:
+        hint = m.weight_format_hint
+        if (
+            hint
+            and kinds.get(hint) in SHIPPED_KINDS
+            and wanted & {normalize(t) for t in m.ollama_tags}
+        ):
+            return hint
+    return None

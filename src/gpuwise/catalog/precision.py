@@ -34,6 +34,7 @@ _WEIGHT_KIND_KEYS: dict[str, str] = {
     "fp8": "fp8",
     "gguf": "gguf",
     "mlx": "mlx",
+    "mxfp4": "mxfp4",
 }
 """WeightFormat.kind → support-table format (kind "float" maps by id: fp32, bf16, fp16)."""
 
@@ -132,8 +133,9 @@ def weight_format_key(fmt: WeightFormat) -> str:
 
     fp32/bf16/fp16 map to themselves, "fp8" to W8A8 FP8 (callers that accept weight-only
     FP8 may also ask for "fp8-w8a16"), bitsandbytes nf4/nf4-dq to "bnb-nf4", LLM.int8 to
-    "bnb-int8", every GGUF type to "gguf", MLX q4/q8 to "mlx". A float format outside the
-    table (e.g. a user's "tf32") keeps its id, which then looks up as "unknown".
+    "bnb-int8", every GGUF type to "gguf", MLX q4/q8 to "mlx", MXFP4 experts to "mxfp4". A float
+    format outside the table (e.g. a user's "tf32") keeps its id, which then looks up as
+    "unknown".
     """
     if fmt.kind == "float":
         return fmt.id

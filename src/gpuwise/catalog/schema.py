@@ -282,7 +282,10 @@ class LlmModel(Sourced):
     weight_dtype: str | None = None
     """Storage format of those files: bf16, fp16, fp32, fp8, mxfp4, gptq-int4, …"""
     weight_format_hint: str | None = None
-    """The catalog weight-format id the files are stored in, when one matches (fp8, int4-gptq)."""
+    """The catalog weight-format id the checkpoint is stored in, when one matches (fp8,
+    int4-gptq, mxfp4): read from a local folder's quantization_config, or stated with a source in
+    a catalog entry (gpt-oss ships MXFP4). Inference defaults to it (estimate with no --quant,
+    the planner's ladder starts from it) instead of dequantizing to 16 bits."""
 
     @model_validator(mode="after")
     def _shapes_consistent(self) -> LlmModel:

@@ -45,6 +45,10 @@ class HostPlatform(Sourced):
     """Host draw that grows with the cards fitted (server fans, NVSwitch and NIC per GPU):
     the host draws load_w + cards x load_w_per_gpu while busy. 0 on desktops."""
     pue: str = "home"
+    max_gpu_memory_gb: PositiveFloat | None = None
+    """Most GPU memory (all cards together, GB) the host's system RAM is sized for, from the
+    rule that system RAM should be at least twice the VRAM (source on the value). The planner
+    skips a platform below the build's VRAM; None: no limit (the RAM grows with the build)."""
 
 
 class CostAssumption(Sourced):

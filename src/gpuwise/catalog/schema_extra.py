@@ -109,6 +109,8 @@ class FeatureSupport(Sourced):
 
 
 from gpuwise.catalog.schema_advise import ADVISE_KINDS  # noqa: E402
+from gpuwise.catalog.schema_audit import AUDIT_KINDS  # noqa: E402
+from gpuwise.catalog.schema_bench import BENCH_KINDS  # noqa: E402
 from gpuwise.catalog.schema_compat import COMPAT_KINDS  # noqa: E402
 from gpuwise.catalog.schema_cost import COST_KINDS  # noqa: E402
 from gpuwise.catalog.schema_memory import (  # noqa: E402
@@ -120,6 +122,7 @@ from gpuwise.catalog.schema_memory import (  # noqa: E402
     WeightFormat,
 )
 from gpuwise.catalog.schema_precision import PRECISION_KINDS  # noqa: E402
+from gpuwise.catalog.schema_setup import SETUP_KINDS  # noqa: E402
 from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
 from gpuwise.catalog.schema_supervise import SUPERVISE_KINDS  # noqa: E402
 
@@ -146,3 +149,6 @@ EXTRA_KINDS.update(COMPAT_KINDS)
 EXTRA_KINDS.update(COST_KINDS)
 EXTRA_KINDS.update(PRECISION_KINDS)
 EXTRA_KINDS.update(SUPERVISE_KINDS)
+EXTRA_KINDS.update(AUDIT_KINDS)
+EXTRA_KINDS.update(SETUP_KINDS)
+EXTRA_KINDS.update(BENCH_KINDS)

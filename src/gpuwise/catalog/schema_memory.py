@@ -18,14 +18,16 @@ class WeightFormat(Sourced):
 
     `quantizes = "linear"`: only the transformer blocks' linear layers use the format; embeddings
     and the LM head stay in 16-bit (GPTQ, AWQ, bitsandbytes, FP8 checkpoints). `"all"`: every
-    tensor (GGUF files), with some tensors upgraded as llama.cpp's quantizer does.
+    tensor (GGUF files), with some tensors upgraded as llama.cpp's quantizer does. `"experts"`:
+    only the MoE experts' weights use the format and everything else stays 16-bit (gpt-oss ships
+    its experts in MXFP4, attention, router, embeddings and head in bf16).
     """
 
     id: str
     aliases: list[str] = Field(default_factory=list)
-    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "gguf", "int8", "mlx"]
+    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "gguf", "int8", "mlx", "mxfp4"]
     bits_per_weight: PositiveFloat
-    quantizes: Literal["linear", "all"] = "linear"
+    quantizes: Literal["linear", "all", "experts"] = "linear"
     boosted_bits_per_weight: PositiveFloat | None = None
     boosted_share: float = Field(default=0.0, ge=0, le=1)
     output_bits_per_weight: PositiveFloat | None = None

@@ -28,6 +28,7 @@ PrecisionFormat = Literal[
     "bnb-int8",
     "gguf",
     "mlx",
+    "mxfp4",
     "kv-fp8",
 ]
 PRECISION_FORMATS: tuple[str, ...] = get_args(PrecisionFormat)

@@ -158,6 +158,7 @@ def _run(
         raise UserError("plan.no_workload", file=origin)
     s = parse_scenario(data, origin)
     cat = load_catalog()
+    s = _host_price_in_currency(cat, s, flags.get("host_price"), fx)
     report = plan_report(cat, make_plan(cat, s, dt.date.today(), fx), top)
     if markdown_file is not None:
         from gpuwise.render.plan import markdown
@@ -170,3 +171,17 @@ def _run(
     from gpuwise.render.plan import render_plan
 
     render_plan(out.console(), report)
+
+
+def _host_price_in_currency(cat: Any, s: Any, typed: Any, fx: float | None) -> Any:
+    """`--host-price ¥8000` in a USD plan: converted at the catalog's dated rate (or --fx) and
+    said on stderr, never read as 8000 dollars."""
+    if getattr(typed, "currency", None) in (None, s.currency):
+        return s
+    import datetime as dt
+
+    from gpuwise.cli.numbers import money_in
+    from gpuwise.cost.resolve import make_context
+
+    ctx = make_context(cat, s.currency, dt.date.today(), fx)
+    return s.model_copy(update={"host_price": money_in(ctx, typed, "--host-price")})

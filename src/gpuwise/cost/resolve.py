@@ -144,7 +144,8 @@ def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
 
 def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
-    datacenter card needs a server's forced airflow), or the named one."""
+    datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
+    (`max_gpu_memory_gb`), or the named one (taken as asked; its PSU is still sized by watts)."""
     platforms: Sequence[HostPlatform] = cat.extra("host_platform")
     parts = {p.id: p for p in cat.extra("host_part")}
     if name:
@@ -153,8 +154,13 @@ def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatf
             ids = ", ".join(p.id for p in platforms)
             raise UserError("cost.unknown_platform", value=name, choices=ids)
         fits = [chosen]
-    else:
-        fits = sorted(platforms, key=lambda p: _capacity(p, parts))
+    else:  # a host whose RAM is sized for less VRAM than the build has is passed over
+        vram_gb = gpu.memory_gb * gpu.devices_per_card * count
+        fits = [
+            p
+            for p in sorted(platforms, key=lambda p: _capacity(p, parts))
+            if p.max_gpu_memory_gb is None or vram_gb <= p.max_gpu_memory_gb
+        ]
     for p in fits:
         takes = gpu.form_factor in p.form_factors and gpu.cooling in p.coolings
         if takes and _capacity(p, parts) >= count:

@@ -69,7 +69,7 @@ def _default_quant(req: MemoryRequest, engine: Engine) -> str:
     if req.model.origin == "gguf" and req.model.gguf_file_type:
         return req.model.gguf_file_type
     if req.model.weight_format_hint and not req.training:
-        return req.model.weight_format_hint  # a local checkpoint's own format (fp8, int4-gptq)
+        return req.model.weight_format_hint  # the checkpoint's own format (fp8, int4-gptq, mxfp4)
     if req.mode == "qlora":
         return "nf4"
     if engine.id in ("llama.cpp", "ollama") and not req.training:
@@ -128,6 +128,8 @@ def resolve(req: MemoryRequest, c: MemoryConstants) -> Resolved:
 
 
 def _check_format(req: MemoryRequest, fmt: WeightFormat) -> None:
+    if fmt.quantizes == "experts" and not (req.model.moe and req.model.moe.experts):
+        raise UserError("formats.needs_experts", quant=fmt.id, model=req.model.id)
     if req.mode == "qlora" and (req.model.origin == "gguf" or fmt.kind == "gguf"):
         raise UserError("estimate.qlora_gguf")
     if req.mode == "qlora" and not fmt.qlora_base:

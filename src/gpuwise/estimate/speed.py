@@ -32,7 +32,7 @@ from gpuwise.estimate.speed_constants import (
     engine_family,
     memory_kind,
 )
-from gpuwise.estimate.weights import param_split, weight_bytes
+from gpuwise.estimate.weights import expert_params, param_split, weight_bytes
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def rates(
     era = sc.engine_key(engine, built)
     kind = kernel_kind(r.fmt)
     backend = backend or backend_of(gpu)
-    dec = sc.decode_fraction(era, memory_kind(gpu))
+    dec = sc.decode_on(gpu, engine, sc.decode_fraction(era, memory_kind(gpu)))
     over = sc.overhead(era, backend)
     path = sc.kernel_rate(engine, kind, built, backend)
     peak, rate = tensor_peak(gpu, path.rate, sc)
@@ -137,22 +137,43 @@ def _read_bytes_per_token(r: Resolved, batch: int) -> float:
     wb = weight_bytes(m, r.fmt, r.engine.embeddings_on_cpu)
     total = wb.total
     embedding, _, linear, counts = param_split(m)
-    bits = 16.0 if r.fmt.quantizes == "linear" else r.fmt.bits_per_weight
+    bits = 16.0 if r.fmt.quantizes != "all" else r.fmt.bits_per_weight
     if wb.embedding_on_gpu and not m.tied_embeddings:
         total -= embedding * bits / 8  # the input embedding is a lookup of one row
     if m.moe and counts.ffn_experts:
-        # the share of experts a batch routes to: 1 − (1 − k/E)^batch
-        touched = 1 - (1 - m.moe.active_experts / m.moe.experts) ** batch
         scale = linear / max(1, counts.total - counts.embedding - counts.lm_head)
         expert_bytes = counts.ffn_experts * scale * r.fmt.bits_per_weight / 8
-        total -= expert_bytes * (1 - touched)
+        total -= expert_bytes * (1 - _experts_touched(r, batch))
     return total / r.tp
 
 
+def _experts_touched(r: Resolved, batch: int) -> float:
+    """The share of experts a batch routes to: 1 − (1 − k/E)^batch (1 for a dense model)."""
+    moe = r.req.model.moe
+    if not moe or not moe.experts:
+        return 1.0
+    return 1 - (1 - moe.active_experts / moe.experts) ** batch
+
+
+def _quantized_weights(r: Resolved, batch: int, weight_bytes_read: float) -> float:
+    """Quantized weights one decode step unpacks on one GPU: the touched experts where only
+    the experts are quantized (MXFP4), else every weight read."""
+    if kernel_kind(r.fmt) == "float":
+        return 0.0
+    if r.fmt.quantizes == "experts":
+        return expert_params(r.req.model) * _experts_touched(r, batch) / r.tp
+    return weight_bytes_read * 8 / r.fmt.bits_per_weight
+
+
 def _attention_flops_per_token(r: Resolved, context: float) -> float:
-    """QKᵀ and attention×V: 2 × 2 × layers × context × heads × head_dim (context = keys seen)."""
+    """QKᵀ and attention×V: 2 × 2 × keys seen × heads × head_dim, summed over the layers that
+    hold a KV cache (a hybrid's Mamba layers attend to nothing), where a sliding-window layer
+    sees at most its window of keys (gpt-oss, Gemma 2/3), the same split as kv.kv_cache_bytes."""
     m = r.req.model
-    return 4.0 * m.layers * context * m.heads * m.head_dim
+    window = m.window_layers
+    window_keys = min(float(m.sliding_window or context), context)
+    keys = (m.kv_layers - window) * context + window * window_keys
+    return 4.0 * keys * m.heads * m.head_dim
 
 
 @dataclass(frozen=True)
@@ -178,9 +199,7 @@ def decode_terms(
         m, max(1, int(context)), batch, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
     )
     flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
-    quantized = 0.0
-    if kernel_kind(r.fmt) != "float":
-        quantized = weights * (1 - offload) * 8 / r.fmt.bits_per_weight
+    quantized = _quantized_weights(r, batch, weights) * (1 - offload)
     link = 2 * m.layers * link_latency_s if r.tp > 1 else 0.0
     return DecodeTerms(weights, kv, offload, flops, quantized, m.layers, link)
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
+from gpuwise.catalog.schema_bench import MeasuredRate
 from gpuwise.catalog.schema_speed import (
     DecodeEfficiency,
     DecodeOverhead,
@@ -94,6 +95,8 @@ class SpeedConstants:
     links: tuple[LinkModel, ...]
     host: HostMemory
     fit: FitSettings
+    measured: tuple[MeasuredRate, ...] = ()
+    """Rates measured on this machine (`gpuwise calibrate`); they win for their GPU."""
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
@@ -115,6 +118,7 @@ class SpeedConstants:
             links=kind("link_model"),
             host=kind("host_memory")[0],
             fit=kind("fit_settings")[0],
+            measured=kind("measured_rate"),
         )
 
     def with_fitted(
@@ -283,8 +287,32 @@ class SpeedConstants:
             mode="any", matmul_utilisation=self.fit.train_matmul_utilisation, source=self.fit.source
         )
 
+    def measured_for(self, gpu_id: str, metric: str, engine: str = "any") -> MeasuredRate | None:
+        """A rate `gpuwise calibrate` measured for this GPU (and exactly this engine)."""
+        hits = (m for m in self.measured if m.gpu == gpu_id and m.metric == metric)
+        return _first(m for m in hits if m.engine == engine)
+
+    def decode_on(self, gpu: Gpu, engine: str, dec: DecodeEfficiency) -> DecodeEfficiency:
+        """The decode share on this very GPU: this machine's measurement of the engine replaces
+        the catalog's; the card's measured streaming share (any engine) caps it, since no engine
+        reads weights faster than the card streams them."""
+        own = self.measured_for(gpu.id, "decode_bandwidth", engine_family(engine))
+        cap = self.measured_for(gpu.id, "decode_bandwidth")
+        hit = own or (cap if cap and cap.fraction < dec.bandwidth_fraction else None)
+        if hit is None:
+            return dec
+        return DecodeEfficiency(
+            engine=hit.engine, bandwidth_fraction=hit.fraction, source=hit.source
+        )
+
     def matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:
-        """The measured achievable-matmul share of the GPU's architecture, if one was measured."""
+        """The achievable-matmul share measured on this GPU (`gpuwise calibrate`), else the
+        measured share of the GPU's architecture, if one was measured."""
+        own = self.measured_for(gpu.id, "matmul")
+        if own is not None:
+            return MatmulFraction(
+                architecture=gpu.architecture or "any", fraction=own.fraction, source=own.source
+            )
         arch = gpu.architecture.lower()
         return _first(m for m in self.matmul if m.architecture.lower() == arch)
 

@@ -37,6 +37,17 @@ def param_split(m: LlmModel) -> tuple[float, float, float, ParamCounts]:
     return embedding, head, linear, counts
 
 
+def expert_params(m: LlmModel) -> float:
+    """Parameters of the routed experts, on the same scale as `param_split`'s linear share (the
+    architecture's count scaled so that all parts add up to `params_b`). Shared experts, router,
+    attention and dense FFNs are not counted: gpt-oss's MXFP4 covers `mlp.experts` only."""
+    _, _, linear, counts = param_split(m)
+    rest = counts.total - counts.embedding - counts.lm_head
+    if rest <= 0:
+        return 0.0
+    return counts.ffn_experts * linear / rest
+
+
 def _boosted_params(m: LlmModel) -> float:
     """Tensors llama.cpp's _M mixtures store in more bits: attn_v and the dense ffn_down.
 
@@ -73,6 +84,8 @@ def weight_bytes(m: LlmModel, fmt: WeightFormat, embeddings_on_cpu: bool = False
         emb = embedding * fmt.bits_per_weight / 8
         on_cpu = embeddings_on_cpu and not m.tied_embeddings
         return WeightBytes(total - (emb if on_cpu else 0.0), 0.0, not on_cpu)
+    if fmt.quantizes == "experts":  # MXFP4 experts, everything else 16-bit (gpt-oss)
+        return _experts_bytes(m, fmt, embedding, head, linear, embeddings_on_cpu)
     if fmt.quantizes == "all" and fmt.kind in ("float", "mlx"):
         return WeightBytes((embedding + head + linear) * fmt.bits_per_weight / 8, 0.0)
     if fmt.kind == "gguf":
@@ -81,6 +94,19 @@ def weight_bytes(m: LlmModel, fmt: WeightFormat, embeddings_on_cpu: bool = False
     values = linear * nominal / 8 + (embedding + head) * 2
     constants = linear * (fmt.bits_per_weight - nominal) / 8
     return WeightBytes(values, constants)
+
+
+def _experts_bytes(
+    m: LlmModel, fmt: WeightFormat, embedding: float, head: float, linear: float, on_cpu: bool
+) -> WeightBytes:
+    """Experts in the format (values + block scales), the rest in 16 bits; llama.cpp, which
+    reads gpt-oss's MXFP4 GGUF files, keeps the token embeddings on the CPU."""
+    experts = expert_params(m)
+    nominal = int(fmt.bits_per_weight)
+    on_cpu = on_cpu and not m.tied_embeddings
+    rest = (0.0 if on_cpu else embedding) + head + linear - experts
+    values = experts * nominal / 8 + rest * 2
+    return WeightBytes(values, experts * (fmt.bits_per_weight - nominal) / 8, not on_cpu)
 
 
 def _gguf_bytes(

@@ -107,4 +107,9 @@ def speed_table(speed: dict[str, Any]) -> Table:
     factors = speed.get("factors", {})
     shown = ", ".join(f"{k}={v}" for k, v in factors.items() if k != "sources")
     table.add_row(t("speed.factors"), shown)
+    from gpuwise.render.bench import calibrated_note
+
+    note = calibrated_note(factors.get("sources", []))
+    if note:
+        table.add_row(t("calibrate.estimate_row"), note)
     return table
