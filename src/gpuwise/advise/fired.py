@@ -197,6 +197,30 @@ def _vram_rule(plan: Plan) -> list[Fired]:
     ]
 
 
+def _owned_unfit_rule(plan: Plan) -> list[Fired]:
+    """The user's own hardware that cannot run the job, beside the smallest configuration that
+    can — said first, since it is the option the user expected to see."""
+    if not plan.owned_unfit:
+        return []
+    fitted = [*plan.options, *plan.unchecked, *plan.infeasible]
+    need = (
+        min(o.sized.memory.device_total_bytes * o.candidate.count for o in fitted) / 1024**3
+        if fitted
+        else None
+    )
+    owned = ", ".join(f"{n}× {g} ({mem:g} GB)" for g, n, mem in plan.owned_unfit)
+    return [
+        (
+            "owned-too-small",
+            {
+                "owned": owned,
+                "model": plan.scenario.workload.model,
+                "need": f"{need:.1f} GiB" if need is not None else "—",
+            },
+        )
+    ]
+
+
 def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     """The rules behind the answers, each with its numbers."""
     s = plan.scenario
@@ -233,6 +257,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     if rent:
         out += _rent_rules(plan, rent)
     out += _billing_rule(plan)
+    out = _owned_unfit_rule(plan) + out
     out += _vram_rule(plan)
     if s.workload.kind == "local" and plan.options and plan.options[0].sized.speed_known:
         best = plan.options[0]

@@ -55,6 +55,8 @@ class Plan:
     unchecked: list[Option] = field(default_factory=list)
     assumptions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     currency: str = "CNY"
+    owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
+    """Hardware the user owns that cannot run the job: (gpu, cards, GB per card)."""
 
 
 @dataclass
@@ -65,6 +67,7 @@ class Search:
     fitted: set[str] = field(default_factory=set)
     tried: dict[str, float] = field(default_factory=dict)
     refused: dict[str, list[str]] = field(default_factory=dict)
+    owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
 def plan_defaults(cat: Catalog) -> Defaults:
@@ -100,6 +103,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         choice = choices[gpu.id]
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
+            if c.already_owned:
+                out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         key = (gpu.id, c.count)
         if key not in sized_cache:
@@ -107,6 +112,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
         if sized is None:
+            if c.already_owned:  # said in the report: the user expects their own card first
+                out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         out.fitted.add(gpu.id)
         option = price(cat, ctx, s, c, sized)
@@ -225,6 +232,7 @@ def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | No
         set_aside=set_aside,
         unchecked=unchecked,
         currency=ctx.currency,
+        owned_unfit=found.owned_unfit,
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))

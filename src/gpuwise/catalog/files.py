@@ -116,5 +116,18 @@ def store_cached(key: str, catalog: Any, kind: str = "catalog") -> None:
         with tmp.open("wb") as fh:
             pickle.dump(catalog, fh, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(path)
+        _prune(path.parent, kind)
     except OSError:
         pass
+
+
+KEEP_CACHES = 4
+"""Caches of one kind kept: each catalog edit or upgrade makes a new key, and a user may switch
+between a few override sets (GPUWISE_CONFIG_DIR), so the newest few stay and older ones go."""
+
+
+def _prune(folder: Path, kind: str) -> None:
+    """Remove all but the newest KEEP_CACHES pickles of `kind` (a few MB each)."""
+    files = sorted(folder.glob(f"{kind}-*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in files[KEEP_CACHES:]:
+        old.unlink(missing_ok=True)

@@ -6,9 +6,13 @@ The language comes from `--lang`, then `GPUWISE_LANG`, then the locale (`LC_ALL`
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any, Literal
 
 import tomllib
@@ -44,15 +48,57 @@ def get_lang() -> Lang:
 
 @cache
 def messages() -> dict[str, dict[str, str]]:
-    """All message keys with their texts, read from the package's messages.toml files."""
+    """All message keys with their texts, read from the package's *.toml files.
+
+    Parsing the ~20 files costs more than 0.1 s, paid by every command before it prints a word,
+    so the merged table is kept as JSON in the user cache, keyed by each file's name, size and
+    mtime; any change to a file (an upgrade, an edit) reads the TOML again.
+    """
+    files = sorted(
+        (e for e in resources.files("gpuwise.i18n").iterdir() if e.name.endswith(".toml")),
+        key=lambda e: e.name,
+    )
+    cached = _cache_path(files)
+    if cached is not None:
+        with contextlib.suppress(OSError, ValueError):
+            data: dict[str, dict[str, str]] = json.loads(cached.read_text(encoding="utf-8"))
+            return data
     out: dict[str, dict[str, str]] = {}
-    folder = resources.files("gpuwise.i18n")
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
-            data = tomllib.loads(entry.read_text(encoding="utf-8"))
-            for key, texts in _flatten(data).items():
-                out[key] = texts
+    for entry in files:
+        out.update(_flatten(tomllib.loads(entry.read_text(encoding="utf-8"))))
+    if cached is not None:
+        _write_cache(cached, out)
     return out
+
+
+def _cache_path(files: list[Any]) -> Path | None:
+    """The cache file for this exact set of message files (None when they are not on disk)."""
+    h = hashlib.sha256()
+    for entry in files:
+        try:
+            st = os.stat(str(entry))
+        except OSError:
+            return None  # not plain files (a zip import): read the TOML every time
+        h.update(f"{entry.name}|{st.st_size}|{st.st_mtime_ns}".encode())
+    env = os.environ.get("GPUWISE_CACHE_DIR")
+    if env:
+        root = Path(env)
+    else:
+        from platformdirs import user_cache_dir
+
+        root = Path(user_cache_dir("gpuwise"))
+    return root / f"messages-{h.hexdigest()[:20]}.json"
+
+
+def _write_cache(path: Path, data: dict[str, dict[str, str]]) -> None:
+    """Write atomically; a read-only or missing cache folder only costs the speed-up."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for old in path.parent.glob("messages-*.json"):
+            old.unlink(missing_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, dict[str, str]]:
