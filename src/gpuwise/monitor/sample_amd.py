@@ -12,13 +12,13 @@ does not print stay None. The tool runs through :func:`gpuwise.probe.run.run_cmd
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from gpuwise.monitor.model import GpuProcess, GpuReading
 from gpuwise.monitor.policy import TOOL_TIMEOUT_S
+from gpuwise.probe.amd import rocm_smi_object
 from gpuwise.probe.run import run_cmd, which
 
 T = TypeVar("T")
@@ -63,13 +63,7 @@ def _name(card: Mapping[str, Any]) -> str:
 
 def parse_rocm_smi_sample(text: str) -> list[GpuReading]:
     """Readings from `rocm-smi … --json`; ValueError when the text holds no JSON object."""
-    start = text.find("{")
-    try:
-        data = json.loads(text[start:]) if start >= 0 else None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"bad JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ValueError("no JSON object")
+    data = rocm_smi_object(text)
     cards = sorted(
         (k for k in data if k.startswith("card") and k[4:].isdigit()), key=lambda k: int(k[4:])
     )

@@ -28,8 +28,9 @@ def _int(text: str) -> int | None:
     return int(text) if text.strip().isdigit() else None
 
 
-def parse_rocm_smi_json(text: str) -> dict[str, Any]:
-    """Cards (name, gfx target, VRAM total/used) and the driver; ValueError when not JSON."""
+def rocm_smi_object(text: str) -> dict[str, Any]:
+    """The JSON object `rocm-smi --json` printed (it may print warnings before it); ValueError
+    when there is none."""
     start = text.find("{")
     try:
         data = json.loads(text[start:]) if start >= 0 else None
@@ -37,6 +38,12 @@ def parse_rocm_smi_json(text: str) -> dict[str, Any]:
         raise ValueError(f"bad JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise ValueError("no JSON object")
+    return data
+
+
+def parse_rocm_smi_json(text: str) -> dict[str, Any]:
+    """Cards (name, gfx target, VRAM total/used) and the driver; ValueError when not JSON."""
+    data = rocm_smi_object(text)
     cards = []
     for key in sorted(k for k in data if k.startswith("card")):
         card = data[key] if isinstance(data[key], dict) else {}
