@@ -44,6 +44,9 @@ FRAMEWORKS = {
     "tensorrt_llm": "tensorrt_llm",
 }
 
+OWN_RUNTIME_ENGINES = ("mlx", "mindie")
+"""Engines with their own runtime (Apple MLX, Huawei MindIE) and no row in the feature matrix."""
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
@@ -145,7 +148,10 @@ class Scenario(_Strict):
         w = self.workload
         if w.kind == "train":
             return ["pytorch", "bitsandbytes"] if w.mode == "qlora" else ["pytorch"]
-        return [FRAMEWORKS.get((engine or "").lower(), "pytorch")]
+        key = (engine or "").lower()
+        if key in OWN_RUNTIME_ENGINES:
+            return []  # not built on PyTorch; the precision table already says where it runs
+        return [FRAMEWORKS.get(key, "pytorch")]  # transformers, exllamav2, optimum-neuron: torch
 
     def spot_allowed(self) -> bool:
         """Spot capacity fits a job that can stop and resume at no penalty.
