@@ -129,8 +129,7 @@ EXPECT: dict[str, Any] = {
     ),
     "architectures_absent": lambda p, w: _check(
         all(
-            o.candidate.gpu.architecture not in w
-            for o in (*p.options, *p.infeasible, *p.unchecked)
+            o.candidate.gpu.architecture not in w for o in (*p.options, *p.infeasible, *p.unchecked)
         ),
         w,
     ),

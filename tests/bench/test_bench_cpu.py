@@ -127,3 +127,26 @@ def test_unsupported_dtype_is_reported_and_ticks(dtype: str) -> None:
     out = matmul(dev, dtype, ((64, 64, 64), (128, 64, 64)), 1, 2, 0, lambda: ticks.append(1))
     assert out["status"] == "not_supported" and out["detail"]
     assert len(ticks) == 2
+
+
+@pytest.mark.parametrize(
+    ("hip", "arch", "name"),
+    [
+        ("6.4", "gfx942:sramecc+:xnack-", "float8_e4m3fnuz"),  # MI300X: FNUZ matrix cores
+        ("7.0", "gfx950", "float8_e4m3fn"),  # MI350: OCP FP8
+        (None, "", "float8_e4m3fn"),  # CUDA builds
+    ],
+)
+def test_fp8_type_follows_the_matrix_cores(hip: str | None, arch: str, name: str) -> None:
+    from types import SimpleNamespace
+
+    from gpuwise.bench.device import Device
+    from gpuwise.bench.measure import fp8_dtype_name
+
+    props = SimpleNamespace(gcnArchName=arch)
+    torch = SimpleNamespace(
+        version=SimpleNamespace(hip=hip),
+        cuda=SimpleNamespace(get_device_properties=lambda _i: props),
+    )
+    dev = Device(torch, "cuda", 0, "gpu", "build")
+    assert fp8_dtype_name(dev) == name

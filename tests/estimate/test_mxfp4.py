@@ -157,8 +157,12 @@ def test_decode_unpacks_only_the_touched_experts() -> None:
 
 
 def _flops_attention(m: LlmModel, prompt: int) -> float:
+    """The prompt's FLOPs less its matmuls: 2 × the weights each token multiplies (all but the
+    embedding and output tables) per token, and the output head once."""
     r = resolve(MemoryRequest(model=m, quant="bf16"), MC)
-    return prompt_flops(r, prompt) - prompt * 2 * m.active_params_b * 1e9
+    head = m.vocab_size * m.hidden_size
+    body = m.active_params_b * 1e9 - head * (1 if m.tied_embeddings else 2)
+    return prompt_flops(r, prompt) - prompt * 2 * body - 2 * head
 
 
 def test_attention_flops_count_sliding_windows() -> None:

@@ -56,6 +56,17 @@ def _timed(
     return dev.time(fn, iters, flush)
 
 
+def fp8_dtype_name(dev: Device) -> str:
+    """The FP8 (E4M3) type this GPU's matrix cores take: MI300-series Instinct (gfx94x, CDNA3)
+    implement the FNUZ variant, everything else with FP8 (NVIDIA Ada/Hopper/Blackwell, MI350's
+    gfx950) the OCP one (AMD ROCm "Precision support" / PyTorch float8_e4m3fnuz notes)."""
+    if getattr(dev.torch.version, "hip", None) and dev.kind == "cuda":
+        props = dev.torch.cuda.get_device_properties(dev.index)
+        if str(getattr(props, "gcnArchName", "")).startswith("gfx94"):
+            return "float8_e4m3fnuz"
+    return "float8_e4m3fn"
+
+
 def _matmul_fn(dev: Device, dtype: str, m: int, n: int, k: int) -> Callable[[], object]:
     """The product for one dtype; raises NotImplementedError when this build lacks it."""
     torch, where = dev.torch, dev.handle
@@ -66,7 +77,7 @@ def _matmul_fn(dev: Device, dtype: str, m: int, n: int, k: int) -> Callable[[], 
         b = torch.randint(-8, 8, (k, n), dtype=torch.int8, device=where)
         return lambda: torch._int_mm(a, b)
     if dtype == "fp8":
-        kind = getattr(torch, "float8_e4m3fn", None)
+        kind = getattr(torch, fp8_dtype_name(dev), None)
         if kind is None or dev.kind != "cuda" or not hasattr(torch, "_scaled_mm"):
             raise NotImplementedError("fp8")
         a = torch.randn(m, k, device=where).to(kind)

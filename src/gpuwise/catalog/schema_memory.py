@@ -82,6 +82,7 @@ class Engine(Sourced):
     kv_latent_for_mla: bool = True
     embeddings_on_cpu: bool = False
     prefill_chunk_tokens: int | None = Field(default=None, gt=0)
+    moe_tile_tokens: int | None = Field(default=None, gt=0)
     logits_last_token_only: bool = True
     chunked_cross_entropy: bool = False
     norm_fp32_upcast: bool = True

@@ -19,6 +19,10 @@ from gpuwise.catalog.schema import Sourced
 Backend = Literal["cuda", "rocm", "metal", "vulkan", "other", "any"]
 MemoryKind = Literal["hbm", "gddr", "unified", "any"]
 TensorRate = Literal["bf16", "fp16", "fp16_acc16", "fp8", "int8"]
+PrefillRate = TensorRate | Literal["bf16+wq", "fp16+wq"]
+"""A prefill group's rate: the tensor rate, "+wq" when weight-only quantized kernels (AWQ, GPTQ,
+bitsandbytes) run the GEMMs at it — they dequantize inside the GEMM and are not the float
+GEMM at the same rate."""
 
 
 class DecodeEfficiency(Sourced):
@@ -59,7 +63,7 @@ class PrefillEfficiency(Sourced):
     engine: str = "any"
     backend: Backend = "any"
     architecture: str = "any"
-    rate: TensorRate | Literal["any"] = "any"
+    rate: PrefillRate | Literal["any"] = "any"
     fraction: float = Field(gt=0, le=1)
     calibrated_on: list[str] = Field(default_factory=list)
 
@@ -91,6 +95,8 @@ class EngineEra(Sourced):
     engine: str
     before: dt.date
     era: str
+    backend: str | None = None
+    """Only builds for this backend (e.g. "cuda": a CUDA-only change); None: every backend."""
 
 
 class HalfAccumulate(Sourced):

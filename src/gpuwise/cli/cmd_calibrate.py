@@ -163,12 +163,15 @@ def _changes(before: Any, after: Any, gpu: Any) -> list[dict[str, Any]]:
 
 
 def _runs(as_json: bool) -> None:
-    """Fit each engine's allocator reserve to the recorded runs that carry an estimate."""
+    """Fit each engine's allocator reserve (peak memory) and, from runs that carry the engine's
+    token counters, its decode share on this GPU, to the recorded runs with an estimate."""
+    from gpuwise.calibrate import decode_runs as D
     from gpuwise.calibrate import runs as R
     from gpuwise.calibrate import store
     from gpuwise.catalog import load_catalog
     from gpuwise.cli.monitor_common import open_store
     from gpuwise.errors import UserError
+    from gpuwise.estimate.speed_constants import SpeedConstants
     from gpuwise.monitor.report import run_summary
     from gpuwise.render import out
 
@@ -176,21 +179,63 @@ def _runs(as_json: bool) -> None:
     pre = {e.id for e in cat.extra("engine") if e.preallocate_fraction}
     db = open_store(create=False)
     try:
+        recorded = [r for r in db.runs() if r.options.get("estimate")]
         points = [
             p
-            for run in db.runs()
-            if run.options.get("estimate")
-            and (p := R.point(run.id, run_summary(db, run.id), run.options["estimate"], pre))
+            for run in recorded
+            if (p := R.point(run.id, run_summary(db, run.id), run.options["estimate"], pre))
         ]
     finally:
         db.close()
     fitted = R.fit(points)
-    if not fitted:
+    decode = D.fit(
+        (d for run in recorded if (d := _decode_run(cat, run))), SpeedConstants.from_catalog(cat)
+    )
+    if not fitted and not decode["fitted"] and not decode["unfit"]:
         raise UserError("calibrate.no_runs")
-    path = store.write(*R.override(fitted, store.today(), store.path().resolve().as_uri()))
+    url = store.path().resolve().as_uri()
+    path = store.write(*R.override(fitted, store.today(), url)) if fitted else store.path()
+    if decode["fitted"]:
+        path = store.write(*D.override(decode["fitted"], store.today(), url))
     if as_json:
-        out.emit_json({"file": str(path), "engines": fitted})
+        out.emit_json({"file": str(path), "engines": fitted, "decode": decode})
         return
+    _print_runs(fitted, decode, str(path))
+
+
+def _decode_run(cat: Any, run: Any) -> Any:
+    """The run as a decode fit point, or None: it needs the job with a known GPU, the engine's
+    counters with one request at a time, and no weights offloaded to the CPU."""
+    from gpuwise.calibrate.decode_runs import DecodeRun
+    from gpuwise.cli.estimate_options import JobOptions, build_request
+    from gpuwise.errors import UserError
+    from gpuwise.estimate.constants import MemoryConstants
+    from gpuwise.estimate.resolve import resolve
+    from gpuwise.monitor.tokens import token_rates
+
+    est, stored = run.options["estimate"], run.options.get("tokens")
+    job = est.get("job") or {}
+    if not stored or not job.get("gpu") or (est.get("speed") or {}).get("offload_fraction"):
+        return None
+    rates = token_rates(stored)
+    measured = rates["decode_tokens_per_s_per_sequence"]
+    if not measured or not rates["one_at_a_time"]:
+        return None
+    try:
+        options = JobOptions(**job["options"])
+        _, req = build_request(job["model"], options)
+        gpu = cat.gpu_by_id(job["gpu"])
+    except (UserError, KeyError, TypeError):  # the catalog changed since the run was recorded
+        return None
+    if not gpu.memory_bandwidth_gbps:
+        return None
+    r = resolve(req, MemoryConstants.from_catalog(cat))
+    return DecodeRun(run.id, r, gpu, int(options.gen_tokens or 128), float(measured))
+
+
+def _print_runs(fitted: dict[str, Any], decode: dict[str, Any], path: str) -> None:
+    from gpuwise.render import out
+
     con = out.console()
     for name, f in fitted.items():
         con.print(
@@ -203,4 +248,26 @@ def _runs(as_json: bool) -> None:
                 after=f"{f['mean_abs_error_pct_after']:.1f}",
             )
         )
-    con.print(t("calibrate.written", path=str(path)))
+    for f in decode["fitted"]:
+        con.print(
+            t(
+                "calibrate.decode_runs_line",
+                gpu=f["gpu"],
+                engine=f["engine"],
+                n=len(f["runs"]),
+                share=f"{f['share']:.3f}",
+                before=f"{f['mean_abs_error_pct_before']:.1f}",
+                after=f"{f['mean_abs_error_pct_after']:.1f}",
+            )
+        )
+    for u in decode["unfit"]:
+        con.print(
+            t(
+                "calibrate.decode_unfit",
+                run=u["run"],
+                measured=f"{u['measured_tokens_per_s']:.1f}",
+                most=f"{u['max_tokens_per_s']:.1f}",
+            )
+        )
+    if fitted or decode["fitted"]:
+        con.print(t("calibrate.written", path=path))

@@ -40,6 +40,7 @@ def register(app: typer.Typer) -> None:
         currency: str = typer.Option(None, "--currency", help=t("cost.opt_currency")),
         fx: float = typer.Option(None, "--fx", help=t("cost.opt_fx")),
         as_json: bool = typer.Option(False, "--json", help=t("record.opt_json")),
+        tokens_from: str = typer.Option(None, "--tokens-from", help=t("record.opt_tokens_from")),
         job: JobOptions | None = None,
     ) -> None:
         from gpuwise.cli.monitor_common import check_interval, open_store, tariff_for
@@ -52,29 +53,83 @@ def register(app: typer.Typer) -> None:
         if not import_file and not command:
             raise UserError("record.no_command")
         price = tariff_for(tariff, currency, fx)  # bad --tariff fails before a long run
+        tokens_url = _tokens_url(tokens_from) if tokens_from else None
+        if tokens_url and import_file:
+            raise UserError("record.import_and_command")
         estimate = _estimate(model, gpu, job) if model else None
         store = open_store(create=True)
         try:
             if import_file:
                 run_id, code = _import(store, import_file, name, interval), 0
             else:
-                run_id, code = _record(store, command, name, interval, estimate)
+                run_id, code = _record(store, command, name, interval, estimate, tokens_url)
             _report(store, run_id, price, as_json)
         finally:
             store.close()
         raise typer.Exit(code)
 
 
+def _tokens_url(value: str) -> str:
+    from gpuwise.errors import UserError
+    from gpuwise.probe.engine_metrics import metrics_url
+
+    try:
+        return metrics_url(value)
+    except ValueError:
+        raise UserError("record.bad_tokens_url", value=value) from None
+
+
 def _estimate(model: str, gpu_name: str | None, job: JobOptions) -> dict[str, Any]:
-    """The memory estimate to set beside the measurement (what `gpuwise estimate` shows)."""
+    """The estimate to set beside the measurement (what `gpuwise estimate` shows: memory, and
+    speed when the GPU is known), and the job itself so `calibrate --runs` can estimate it again."""
+    from dataclasses import asdict
+
     from gpuwise.cli.estimate_options import build_request
-    from gpuwise.estimate.constants import MemoryConstants
-    from gpuwise.estimate.report import estimate_report
 
     cat, req = build_request(model, job)
     gpu = cat.gpu(gpu_name) if gpu_name else None
-    report = estimate_report(req, MemoryConstants.from_catalog(cat), gpu)
-    return {"model": report["model"], "inputs": report["inputs"], "memory": report["memory"]}
+    out = _estimate_report(cat, req, gpu, job)
+    out["job"] = {"model": model, "gpu": gpu.id if gpu else None, "options": asdict(job)}
+    return out
+
+
+def _estimate_report(cat: Any, req: Any, gpu: Any, job: JobOptions) -> dict[str, Any]:
+    from gpuwise.estimate.constants import MemoryConstants
+    from gpuwise.estimate.report import estimate_report
+    from gpuwise.estimate.speed_constants import SpeedConstants
+
+    sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
+    opts = {"gen_tokens": job.gen_tokens}
+    report = estimate_report(req, MemoryConstants.from_catalog(cat), gpu, sc, opts)
+    keep = ("model", "inputs", "memory", "speed")
+    return {k: report[k] for k in keep if k in report}
+
+
+def _with_recorded_gpu(store: RunStore, run_id: int, estimate: dict[str, Any]) -> None:
+    """No --gpu: estimate the speed for the card the run was recorded on, when the catalog
+    knows it (the memory estimate stays the GPU-less one the user asked for)."""
+    from gpuwise.bench.identify import identify
+    from gpuwise.catalog import load_catalog
+    from gpuwise.cli.estimate_options import JobOptions, build_request
+
+    run = store.run(run_id)
+    names = [str(g["name"]) for g in run.gpus if g.get("name")]
+    cat = load_catalog()
+    gpu = identify(cat, names[0]) if names else None
+    if gpu is None:
+        return
+    from gpuwise.errors import UserError
+
+    job = JobOptions(**estimate["job"]["options"])
+    try:
+        _, req = build_request(estimate["job"]["model"], job)
+        speed = _estimate_report(cat, req, gpu, job).get("speed")
+    except UserError:  # e.g. a precision this card lacks: the memory comparison still stands
+        return
+    if speed:
+        estimate["speed"] = speed
+        estimate["job"]["gpu"] = gpu.id
+        store.update_run(run_id, options={**run.options, "estimate": estimate})
 
 
 def _record(
@@ -83,13 +138,17 @@ def _record(
     name: str | None,
     interval_s: float,
     estimate: dict[str, Any] | None,
+    tokens_url: str | None,
 ) -> tuple[int, int]:
-    from gpuwise.monitor.recorder import Recorder
+    from gpuwise.monitor.recorder import Recorder, TokenWatch
     from gpuwise.monitor.sampler import Sampler, default_sources
 
-    recorder = Recorder(store, Sampler(default_sources()), interval_s)
+    watch = TokenWatch(tokens_url, every_s=max(5.0, interval_s)) if tokens_url else None
+    recorder = Recorder(store, Sampler(default_sources()), interval_s, watch)
     options = {"estimate": estimate} if estimate else {}
     result = recorder.record(command, name or Path(command[0]).name, options)
+    if estimate and "speed" not in estimate:
+        _with_recorded_gpu(store, result.run_id, estimate)
     if result.write_errors or result.sample_errors:
         from gpuwise.cli.monitor_common import err_console
 

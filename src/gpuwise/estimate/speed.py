@@ -63,6 +63,16 @@ def kernel_kind(fmt: WeightFormat) -> str:
     return fmt.kind
 
 
+WEIGHT_ONLY_KINDS = frozenset({"awq", "gptq", "bnb"})
+"""Weight formats whose GEMMs dequantize inside the kernel and multiply in 16 bits."""
+
+
+def prefill_group_rate(rate: str, kind: str) -> str:
+    """The rate a prefill efficiency is looked up (and fitted) by: weight-only quantized GEMMs
+    are their own group beside the float GEMMs at the same tensor rate."""
+    return f"{rate}+wq" if kind in WEIGHT_ONLY_KINDS and rate in ("bf16", "fp16") else rate
+
+
 def tensor_peak(gpu: Gpu, rate: str, sc: SpeedConstants) -> tuple[float, str]:
     """The dense peak of the tensor rate a kernel uses, and the rate actually available.
 
@@ -100,14 +110,14 @@ def rates(
     if not gpu.memory_bandwidth_gbps:
         raise UserError("speed.no_bandwidth", gpu=gpu.id)
     engine = engine_family(r.engine.id)
-    era = sc.engine_key(engine, built)
-    kind = kernel_kind(r.fmt)
     backend = backend or backend_of(gpu)
+    era = sc.engine_key(engine, built, backend)
+    kind = kernel_kind(r.fmt)
     dec = sc.decode_on(gpu, engine, sc.decode_fraction(era, memory_kind(gpu)))
     over = sc.overhead(era, backend)
     path = sc.kernel_rate(engine, kind, built, backend)
     peak, rate = tensor_peak(gpu, path.rate, sc)
-    pre = sc.prefill_fraction(engine, backend, gpu.architecture, rate)
+    pre = sc.prefill_fraction(engine, backend, gpu.architecture, prefill_group_rate(rate, kind))
     ceiling = sc.matmul_fraction(gpu)
     fraction = min(pre.fraction, ceiling)
     deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None
@@ -237,9 +247,53 @@ def decode_step(
 
 
 def prompt_flops(r: Resolved, prompt: int) -> float:
-    """FLOPs of one prompt: 2 × active parameters per token plus causal attention."""
+    """FLOPs of one prompt: 2 × the weights each token multiplies, plus causal attention, plus
+    the output head.
+
+    The input embedding is a table lookup (no FLOPs), and engines that keep only the last
+    position's logits (llama.cpp, vLLM, SGLang, TensorRT-LLM, transformers ≥ 4.45: the engine's
+    `logits_last_token_only`) project to the vocabulary once per prompt. Counting 2 × all
+    parameters per prompt token overstates small models most: the head is 12% of Llama 3.2 3B.
+    """
     m = r.req.model
-    return prompt * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, prompt / 2))
+    head = float(m.vocab_size * m.hidden_size)
+    tables = head if m.tied_embeddings else 2 * head
+    body = max(m.active_params_b * 1e9 - tables, 0.0)
+    head_tokens = 1 if r.engine.logits_last_token_only else prompt
+    return prompt * (2 * body + _attention_flops_per_token(r, prompt / 2)) + 2 * head * head_tokens
+
+
+def moe_tile_slowdown(r: Resolved, prompt: int) -> float:
+    """How much slower the routed experts' GEMMs run than dense ones, per FLOP (1 = as fast).
+
+    An engine that multiplies each expert's weights by the tokens routed to it in one ubatch
+    (llama.cpp's MMQ: up to `moe_tile_tokens` = 128 tokens per weight tile) reuses each loaded
+    tile for only m = ubatch × active ÷ experts tokens: 32 for Qwen3-30B-A3B (128 experts, top 8)
+    at llama.cpp's 512-token ubatch, 16 for gpt-oss-120b. Throughput per FLOP then falls as
+    m ÷ tile — the tile-reuse bound, the same arithmetic-intensity argument as decode.
+    """
+    moe, tile = r.req.model.moe, r.engine.moe_tile_tokens
+    if moe is None or not tile:
+        return 1.0
+    chunk = min(prompt, r.engine.prefill_chunk_tokens or prompt)
+    per_expert = chunk * moe.active_experts / moe.experts
+    return max(1.0, tile / per_expert)
+
+
+def routed_flops_per_token(r: Resolved) -> float:
+    """2 × the routed-expert weights one token multiplies (shared experts excluded)."""
+    m = r.req.model
+    if m.moe is None:
+        return 0.0
+    return 2 * expert_params(m) * m.moe.active_experts / m.moe.experts
+
+
+def prefill_work_flops(r: Resolved, prompt: int) -> float:
+    """The prompt's FLOPs at the dense kernels' rate: routed-expert FLOPs weighed by how much
+    slower their small per-expert GEMMs run (`moe_tile_slowdown`)."""
+    slow = moe_tile_slowdown(r, prompt)
+    extra = routed_flops_per_token(r) * prompt * (slow - 1.0) if slow > 1.0 else 0.0
+    return prompt_flops(r, prompt) + extra
 
 
 @dataclass(frozen=True)
@@ -279,7 +333,7 @@ def prefill_parts(
     """
     m = r.req.model
     tokens = prompt * batch
-    compute = prompt_flops(r, prompt) * batch / r.tp / rt.flops
+    compute = prefill_work_flops(r, prompt) * batch / r.tp / rt.flops
     chunk = r.engine.prefill_chunk_tokens or tokens
     chunks = math.ceil(tokens / chunk)
     weights = weight_bytes(m, r.fmt, r.engine.embeddings_on_cpu).total
@@ -368,7 +422,11 @@ class SpeedEstimate:
 
 
 def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
-    """Prefill, decode, time to first token and (with concurrency) serving throughput."""
+    """Prefill, decode, time to first token and (with concurrency) serving throughput.
+
+    The first token is sampled from the logits of the prompt's last position, which the prefill
+    pass computes: time to first token is the prefill's time (no decode step is needed for it).
+    """
     rt = rates(r, sc, s.gpu, s.backend, s.built)
     prompt = r.prompt_tokens if r.req.prompt_tokens else max(1, r.context - s.gen_tokens)
     cpu_bps = (s.cpu_bandwidth_gbps or sc.host.cpu_memory_bandwidth_gbps) * 1e9
@@ -380,7 +438,7 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
         bound=bound,
         prefill_tokens_per_s=prompt / pre,
         decode_tokens_per_s=r.req.batch / step,
-        time_to_first_token_s=pre + step,
+        time_to_first_token_s=pre,
         factors=rt.factors,
     )
     if s.concurrency:

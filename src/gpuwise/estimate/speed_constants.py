@@ -139,11 +139,21 @@ class SpeedConstants:
             training=training,
         )
 
-    def engine_key(self, engine: str, built: dt.date | None = None) -> str:
-        """The engine's fitted group: its era's when `built` predates a documented change."""
+    def engine_key(
+        self, engine: str, built: dt.date | None = None, backend: str | None = None
+    ) -> str:
+        """The engine's fitted group: its era's when `built` predates a documented change (one
+        that applies to `backend`, when the era names one)."""
         engine = engine_family(engine)
         older = sorted(
-            (e for e in self.eras if e.engine == engine and built and built < e.before),
+            (
+                e
+                for e in self.eras
+                if e.engine == engine
+                and built
+                and built < e.before
+                and (e.backend is None or e.backend == backend)
+            ),
             key=lambda e: e.before,
         )
         return older[0].era if older else engine

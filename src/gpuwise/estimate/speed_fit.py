@@ -34,6 +34,7 @@ from gpuwise.estimate.speed import (
     SpeedEstimate,
     collective_bps,
     decode_terms,
+    prefill_group_rate,
     prefill_parts,
     rates,
     step_time,
@@ -160,7 +161,7 @@ def _decode_rows(
         mem = (t.weight_bytes + t.kv_bytes) / (bw * 1e9)
         vec = vector_flops(pc.gpu)
         deq = t.quantized_weights / vec if vec else 0.0
-        engine = sc.engine_key(pc.engine, pc.inputs.built)
+        engine = sc.engine_key(pc.engine, pc.inputs.built, pc.backend)
         a = v.of("a", engine, pc.memory)
         tau = v.of("tau", engine, pc.backend)
         coefs = {a: mem / measured, tau: t.layers * 1e-3 / measured}
@@ -311,7 +312,7 @@ def _bisect(f: Callable[[float], float], target: float, lo: float, hi: float) ->
 
 def _prefill_rate_key(pc: PreparedCase, sc: SpeedConstants) -> str:
     path = sc.kernel_rate(pc.engine, pc.kernel, pc.inputs.built, pc.backend)
-    return tensor_peak(pc.gpu, path.rate, sc)[1]
+    return prefill_group_rate(tensor_peak(pc.gpu, path.rate, sc)[1], pc.kernel)
 
 
 def implied_prefill_fraction(pc: PreparedCase, sc: SpeedConstants) -> float | None:

@@ -28,6 +28,7 @@ from gpuwise.monitor.policy import BUCKET_S, COMPACT_EVERY_S, RAW_WINDOW_S, THRO
 from gpuwise.monitor.proctree import ProcessTree
 from gpuwise.monitor.sampler import Sampler
 from gpuwise.monitor.store import ProcRow, RunStore, TreeTotals
+from gpuwise.monitor.tokens import TokenTotals, advance, failed
 
 Event = tuple[str | None, int | None, str, str]
 
@@ -105,13 +106,53 @@ class RecordResult:
     last_error: str = ""
 
 
-class Recorder:
-    """Record one command into `store`, sampling with `sampler` every `interval_s` seconds."""
+@dataclass
+class TokenWatch:
+    """Reads a serving engine's metrics page at most every `every_s` seconds during a run."""
 
-    def __init__(self, store: RunStore, sampler: Sampler, interval_s: float) -> None:
+    url: str
+    every_s: float = 5.0
+    timeout_s: float = 2.0
+    due: float = 0.0
+    totals: TokenTotals = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.totals = TokenTotals(url=self.url)
+
+    def read_if_due(self, now: float) -> bool:
+        """Read the page when due; True when the totals changed (and should be stored)."""
+        if now < self.due:
+            return False
+        from gpuwise.probe.engine_metrics import scrape
+
+        self.due = now + self.every_s
+        got = scrape(self.url, self.timeout_s)
+        if got.status == "found":
+            advance(self.totals, got.facts, time.time())
+        else:
+            failed(self.totals, got.detail or got.reason)
+        return True
+
+
+class Recorder:
+    """Record one command into `store`, sampling with `sampler` every `interval_s` seconds.
+
+    With a `tokens` watch, the engine's token counters are read alongside (at the watch's own
+    pace) and kept in the run's options under "tokens".
+    """
+
+    def __init__(
+        self,
+        store: RunStore,
+        sampler: Sampler,
+        interval_s: float,
+        tokens: TokenWatch | None = None,
+    ) -> None:
         self.store = store
         self.sampler = sampler
         self.interval_s = interval_s
+        self.tokens = tokens
+        self.options: dict[str, Any] = {}
         self.write_errors = 0
         self.sample_errors = 0
         self.last_error = ""
@@ -120,6 +161,7 @@ class Recorder:
         self, argv: Sequence[str], name: str, options: Mapping[str, Any] | None = None
     ) -> RecordResult:
         """Run `argv` to its end; returns the run id and the shell-style exit status."""
+        self.options = dict(options or {})
         self.sampler.open()
         try:
             baseline = self.sampler.sample()
@@ -128,6 +170,9 @@ class Recorder:
             )
             child = self._start(run_id, argv)
             rc, attribution = self._loop(run_id, child, baseline)
+            if self.tokens is not None:  # a last reading: a client command's final tokens
+                self.tokens.due = 0.0
+                self._read_tokens(run_id)
         finally:
             self.sampler.close()
         code = exit_status(rc)
@@ -214,7 +259,15 @@ class Recorder:
         self._safe(
             self.store.add_sample, run_id, sample, max(0.0, sample.t - last_t), procs, tree, events
         )
+        self._read_tokens(run_id)
         return sample.t
+
+    def _read_tokens(self, run_id: int) -> None:
+        """Read the engine's counters when due and store the run's totals so far."""
+        if self.tokens is None or not self.tokens.read_if_due(time.monotonic()):
+            return
+        self.options["tokens"] = self.tokens.totals.as_dict()
+        self._safe(self.store.update_run, run_id, options=self.options)
 
     def _safe(self, fn: Any, *args: Any, **kwargs: Any) -> None:
         """A store write that must not stop the user's command (disk full, locked file)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuwise.monitor.store import RunStore, effective_status
-from gpuwise.monitor.summary import TariffPrice, summarise, with_cost, with_estimate
+from gpuwise.monitor.summary import TariffPrice, summarise, with_cost, with_estimate, with_tokens
 
 
 def run_summary(store: RunStore, run_id: int, tariff: TariffPrice | None = None) -> dict[str, Any]:
@@ -24,6 +24,8 @@ def run_summary(store: RunStore, run_id: int, tariff: TariffPrice | None = None)
     estimate = run.options.get("estimate")
     if estimate:
         with_estimate(summary, estimate)
+    if run.options.get("tokens"):
+        with_tokens(summary, run.options["tokens"], estimate)
     return summary
 
 

@@ -257,3 +257,32 @@ def with_estimate(summary: dict[str, Any], estimate: Mapping[str, Any]) -> dict[
         "error_pct": error,
     }
     return summary
+
+
+def with_tokens(
+    summary: dict[str, Any], stored: Mapping[str, Any], estimate: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The summary with the engine's token figures, and gpuwise's decode/prefill estimate beside
+    them when the run was recorded with one for a GPU (errors only where comparable: decode
+    when one request ran at a time, prefill from the engine's own prompt timer)."""
+    from gpuwise.monitor.tokens import token_rates
+
+    rates = token_rates(stored)
+    speed = (estimate or {}).get("speed") or {}
+    est_decode, est_prefill = speed.get("decode_tokens_per_s"), speed.get("prefill_tokens_per_s")
+    measured_decode = rates["decode_tokens_per_s_per_sequence"]
+    measured_prefill = rates["prefill_tokens_per_s"]
+    rates["estimated_decode_tokens_per_s"] = est_decode
+    rates["estimated_prefill_tokens_per_s"] = est_prefill
+    rates["decode_error_pct"] = (
+        (est_decode - measured_decode) / measured_decode * 100
+        if est_decode and measured_decode and rates["one_at_a_time"]
+        else None
+    )
+    rates["prefill_error_pct"] = (
+        (est_prefill - measured_prefill) / measured_prefill * 100
+        if est_prefill and measured_prefill and rates["prefill_timer"] in ("prompt", "prefill")
+        else None
+    )
+    summary["tokens"] = rates
+    return summary

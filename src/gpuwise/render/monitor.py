@@ -196,6 +196,9 @@ def render_summary(console: Console, s: dict[str, Any]) -> None:
     console.print(_energy_line(s))
     if "estimate" in s:
         console.print(_estimate_line(s["estimate"]))
+    if "tokens" in s:
+        for line in tokens_lines(s["tokens"]):
+            console.print(line)
     for x in s["xid"]:
         console.print(
             "⚠ "
@@ -288,6 +291,52 @@ def _estimate_line(e: dict[str, Any]) -> str:
         kind=t(f"monitor.measured_{e['measured_kind']}"),
         error=f"{err:+.0f}%" if err is not None else t("monitor.na"),
     )
+
+
+def _rate(value: float | None) -> str:
+    return f"{value:,.1f}" if value is not None else t("monitor.na")
+
+
+def _error(value: float | None, reason_key: str) -> str:
+    return f"{value:+.0f}%" if value is not None else t(reason_key)
+
+
+def tokens_lines(k: dict[str, Any]) -> list[str]:
+    """The engine's token figures of a run, with the estimate beside them where comparable."""
+    if not k["readings"]:
+        return [t("monitor.tokens_none", url=k["url"], problem=k["last_problem"] or "—")]
+    out = [
+        t(
+            "monitor.tokens_line",
+            engine=k["engine"],
+            readings=k["readings"],
+            span=duration(k["span_s"]),
+            prompt=na(k["prompt_tokens"]),
+            generated=na(k["generated_tokens"]),
+            throughput=_rate(k["generated_tokens_per_s"]),
+            running=na(k["max_running"]),
+        )
+    ]
+    if k["decode_tokens_per_s_per_sequence"] is not None:
+        out.append(
+            t(
+                "monitor.tokens_decode",
+                measured=_rate(k["decode_tokens_per_s_per_sequence"]),
+                estimated=_rate(k["estimated_decode_tokens_per_s"]),
+                error=_error(k["decode_error_pct"], "monitor.tokens_not_compared"),
+            )
+        )
+    if k["prefill_tokens_per_s"] is not None:
+        out.append(
+            t(
+                "monitor.tokens_prefill",
+                measured=_rate(k["prefill_tokens_per_s"]),
+                timer=t(f"monitor.timer_{k['prefill_timer']}"),
+                estimated=_rate(k["estimated_prefill_tokens_per_s"]),
+                error=_error(k["prefill_error_pct"], "monitor.tokens_ttft_not_compared"),
+            )
+        )
+    return out
 
 
 def runs_table(runs: Sequence[dict[str, Any]]) -> Table:

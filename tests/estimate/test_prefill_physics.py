@@ -1,0 +1,92 @@
+"""Prefill physics: which FLOPs a prompt costs, how MoE experts' small GEMMs slow llama.cpp, when
+the first token appears, and which builds count as an engine's older era."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.estimate.request import MemoryRequest
+from gpuwise.estimate.resolve import Resolved, resolve
+from gpuwise.estimate.speed import (
+    SpeedInputs,
+    inference_speed,
+    moe_tile_slowdown,
+    prefill_work_flops,
+    prompt_flops,
+)
+from gpuwise.estimate.speed_constants import SpeedConstants
+
+CAT = load_catalog()
+MC = MemoryConstants.from_catalog(CAT)
+SC = SpeedConstants.from_catalog(CAT)
+
+
+def _r(model: str, engine: str, quant: str = "bf16") -> Resolved:
+    return resolve(MemoryRequest(model=CAT.model(model), quant=quant, engine=engine), MC)
+
+
+def test_tables_are_not_multiplied_per_prompt_token() -> None:
+    """Llama 3.2 3B ties its 394 M-parameter embedding to the head: per prompt token the GEMMs
+    use the other 2.8 B, and the head runs once (only the last position's logits are kept)."""
+    r = _r("llama-3.2-3b", "vllm")
+    m = r.req.model
+    head = m.vocab_size * m.hidden_size
+    extra = prompt_flops(r, 2) - prompt_flops(r, 1)  # one more token: body and attention only
+    assert extra < 2 * (m.params_b * 1e9 - head) * 1.01
+    assert extra > 2 * (m.params_b * 1e9 - head) * 0.99
+    # an engine that computes every position's logits pays the head per token
+    legacy = _r("llama-3.2-3b", "transformers-legacy")
+    assert prompt_flops(legacy, 512) - prompt_flops(r, 512) == pytest.approx(511 * 2 * head)
+
+
+def test_untied_models_drop_both_tables() -> None:
+    r = _r("llama-3.1-8b", "llama.cpp", "q4_k_m")
+    m = r.req.model
+    head = m.vocab_size * m.hidden_size
+    body = m.active_params_b * 1e9 - 2 * head
+    assert prompt_flops(r, 2) - prompt_flops(r, 1) == pytest.approx(2 * body, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("model", "engine", "prompt", "slowdown"),
+    [
+        ("qwen3-30b-a3b", "llama.cpp", 512, 4.0),  # 512 × 8 / 128 = 32 tokens per expert
+        ("gpt-oss-120b", "llama.cpp", 8192, 8.0),  # ubatch 512 × 4 / 128 = 16
+        ("qwen3-30b-a3b", "llama.cpp", 64, 32.0),  # a short prompt: 4 tokens per expert
+        ("mixtral-8x7b", "llama.cpp", 512, 1.0),  # 512 × 2 / 8 = 128: a full tile
+        ("qwen3-30b-a3b", "vllm", 512, 1.0),  # fused MoE kernels: no per-expert tile model
+        ("llama-3.1-8b", "llama.cpp", 512, 1.0),  # dense
+    ],
+)
+def test_moe_tile_slowdown(model: str, engine: str, prompt: int, slowdown: float) -> None:
+    r = _r(model, engine, "q4_k_m" if engine == "llama.cpp" else "bf16")
+    assert moe_tile_slowdown(r, prompt) == pytest.approx(slowdown)
+    more = prefill_work_flops(r, prompt) - prompt_flops(r, prompt)
+    assert (more > 0) == (slowdown > 1)
+
+
+def test_first_token_comes_out_of_the_prefill() -> None:
+    """The first token is sampled from the prefill's last logits: no decode step before it."""
+    req = MemoryRequest(
+        model=CAT.model("llama-3.1-8b"), quant="bf16", engine="vllm", context=2176,
+        prompt_tokens=2048,
+    )  # fmt: skip
+    est = inference_speed(resolve(req, MC), SC, SpeedInputs(gpu=CAT.gpu("h100"), gen_tokens=128))
+    assert est.time_to_first_token_s == pytest.approx(2048 / (est.prefill_tokens_per_s or 1))
+
+
+@pytest.mark.parametrize(
+    ("built", "backend", "key"),
+    [
+        (dt.date(2024, 1, 15), "cuda", "llama.cpp-no-graphs"),
+        (dt.date(2024, 1, 15), "rocm", "llama.cpp"),  # CUDA graphs changed CUDA builds only
+        (dt.date(2025, 9, 8), "cuda", "llama.cpp"),
+        (None, "cuda", "llama.cpp"),  # current builds
+    ],
+)
+def test_llamacpp_era_is_a_cuda_change(built: dt.date | None, backend: str, key: str) -> None:
+    assert SC.engine_key("llama.cpp", built, backend) == key
