@@ -6,11 +6,15 @@ are predicted; the error is reported per metric and per card class (consumer, wo
 datacenter, apple, amd). "In-sample" is what the shipped data/speed_fitted.toml gives (fitted on
 every case). llm-analysis runs beside it where it can express a case (--no-peer skips it).
 
-    python benchmarks/speed_accuracy.py [--no-peer] [--rows]
+    python benchmarks/speed_accuracy.py [--no-peer] [--rows] [--by-build]
+
+`--by-build` also splits prefill and decode by engine build: from 2024-06-23 on (llama.cpp's INT8
+MMQ prompt path, what users run today) and older.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 import sys
 from collections import defaultdict
@@ -130,6 +134,28 @@ def main() -> None:
     if "--rows" in sys.argv:
         _print_rows(rows, fitted_on)
     _print_summary(table, sources)
+    if "--by-build" in sys.argv:
+        _print_by_build(rows)
+
+
+BUILD_CUT = dt.date(2024, 6, 23)
+
+
+def _print_by_build(rows: list[tuple[PreparedCase, float, float, float, float | None]]) -> None:
+    """LOSO error of current builds (no build date, or from BUILD_CUT on) and of older ones."""
+    print(f"\n{'metric':8} {'builds':24} {'n':>4} {'median':>7} {'≤25%':>5}")
+    for kind in ("decode", "prefill"):
+        for label, keep in (
+            (f"from {BUILD_CUT} on", lambda b: b is None or b >= BUILD_CUT),
+            ("older", lambda b: b is not None and b < BUILD_CUT),
+        ):
+            errors = [
+                abs(cv) for pc, _, cv, _, _ in rows if pc.kind == kind and keep(pc.inputs.built)
+            ]
+            if errors:
+                within = sum(e <= 0.25 for e in errors) / len(errors)
+                median = statistics.median(errors)
+                print(f"{kind:8} {label:24} {len(errors):4d} {median:7.1%} {within:5.0%}")
 
 
 def _print_rows(
