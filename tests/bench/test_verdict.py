@@ -121,3 +121,36 @@ def test_evaluate_healthy_and_low_with_cause() -> None:
     assert unknown["memory_copy"]["causes"] == ["unknown"]
     nothing = evaluate(_result(1, 1, 1), None, sc, refs, {}, None)
     assert {f["verdict"] for f in nothing} == {"no_reference"}
+
+
+def _two_gpus() -> list[Sample]:
+    gpus = (
+        GpuReading(vendor="nvidia", index=0, uuid="GPU-1111aaaa-0000-0000-0000-000000000000"),
+        GpuReading(vendor="nvidia", index=1, uuid="GPU-2222bbbb-0000-0000-0000-000000000000"),
+    )
+    return [Sample(t=1.0, gpus=gpus)]
+
+
+@pytest.mark.parametrize(
+    ("torch_index", "uuid", "env", "expected"),
+    [
+        (0, None, {}, 0),  # nothing renumbers: the same index
+        (0, None, {"CUDA_VISIBLE_DEVICES": "1"}, 1),  # PyTorch's cuda:0 is NVML's GPU 1
+        (1, None, {"CUDA_VISIBLE_DEVICES": "1,0"}, 0),
+        (0, None, {"CUDA_VISIBLE_DEVICES": "GPU-2222"}, 1),  # a UUID prefix
+        (1, None, {"CUDA_VISIBLE_DEVICES": "0"}, None),  # not visible: no readings, not GPU 1's
+        (0, None, {"CUDA_VISIBLE_DEVICES": "GPU-"}, None),  # ambiguous prefix
+        # the device's own UUID wins over the order (CUDA_DEVICE_ORDER=FASTEST_FIRST)
+        (0, "GPU-2222BBBB-0000-0000-0000-000000000000", {}, 1),
+    ],
+)
+def test_monitor_index_follows_visible_devices(
+    torch_index: int, uuid: str | None, env: dict[str, str], expected: int | None
+) -> None:
+    from gpuwise.bench.verdict import monitor_index
+
+    assert monitor_index(_two_gpus(), "nvidia", torch_index, uuid, env) == expected
+
+
+def test_digest_of_no_device_is_empty() -> None:
+    assert digest(_two_gpus(), "nvidia", None, 1)["samples"] == 0

@@ -96,6 +96,17 @@ def _build(torch: Any) -> str:
     return f"torch {torch.__version__}"
 
 
+def device_uuid(dev: Device) -> str | None:
+    """The device's UUID as NVML writes it ("GPU-…"), when this PyTorch reports one (CUDA)."""
+    if dev.kind != "cuda" or getattr(dev.torch.version, "hip", None):
+        return None
+    try:
+        raw = getattr(dev.torch.cuda.get_device_properties(dev.index), "uuid", None)
+    except (RuntimeError, AssertionError):
+        return None
+    return f"GPU-{raw}" if raw else None
+
+
 def pick_device(torch: Any, wanted: str = "auto", index: int = 0) -> Device:
     """The first accelerator PyTorch sees (CUDA/ROCm, XPU, Ascend NPU, MPS), else the CPU."""
     build = _build(torch)

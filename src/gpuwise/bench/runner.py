@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.bench import measure
-from gpuwise.bench.device import Device, import_torch, pick_device
+from gpuwise.bench.device import Device, device_uuid, import_torch, pick_device
 from gpuwise.bench.figures import evaluate
 from gpuwise.bench.identify import identify
 from gpuwise.bench.plan import BenchPlan, cpu_plan, gpu_plan
-from gpuwise.bench.verdict import digest
+from gpuwise.bench.verdict import digest, monitor_index
 from gpuwise.monitor.model import Sample
 
 Progress = Callable[[str], None]
@@ -167,8 +167,9 @@ def run_bench(
         monitor.stop()
     gpu = gpu_given or (identify(cat, dev.name) if dev.kind != "cpu" else None)
     vendor = "amd" if getattr(torch.version, "hip", None) else VENDOR_OF_KIND.get(dev.kind, "")
-    seen = digest(monitor.samples, vendor, dev.index, os.getpid())
-    link = pcie_link(dev.index) if vendor == "nvidia" else None
+    where = monitor_index(monitor.samples, vendor, dev.index, device_uuid(dev), os.environ)
+    seen = digest(monitor.samples, vendor, where, os.getpid())
+    link = pcie_link(where) if vendor == "nvidia" and where is not None else None
     sc = SpeedConstants.from_catalog(cat)
     figures = evaluate(results, gpu, sc, cat.extra("bench_reference"), seen, link)
     return {

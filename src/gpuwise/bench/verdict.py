@@ -35,7 +35,49 @@ class Reference:
     sources: tuple[str, ...]
 
 
-def digest(samples: Iterable[Sample], vendor: str, index: int, own_pid: int) -> dict[str, Any]:
+VISIBLE_VARS = {
+    "nvidia": ("CUDA_VISIBLE_DEVICES",),
+    "amd": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"),
+}
+"""The variables that renumber the devices PyTorch sees, per vendor (the first one set wins)."""
+
+
+def monitor_index(
+    samples: Iterable[Sample],
+    vendor: str,
+    torch_index: int,
+    uuid: str | None,
+    env: Mapping[str, str],
+) -> int | None:
+    """The monitor's (NVML / rocm-smi) index of the device PyTorch calls `torch_index`.
+
+    PyTorch numbers only the devices CUDA_VISIBLE_DEVICES (HIP_/ROCR_VISIBLE_DEVICES on ROCm)
+    lets through, in that order, and CUDA orders by speed unless CUDA_DEVICE_ORDER=PCI_BUS_ID,
+    while NVML numbers every device by PCI bus. The device's UUID settles it when PyTorch gives
+    one; else the variable's entry (an index, or a UUID or its prefix); else, with no variable
+    set, the same index. None when nothing matches: better no readings than another card's.
+    """
+    gpus = {g.index: g.uuid for s in samples for g in s.gpus if g.vendor == vendor}
+    if uuid:
+        hit = [i for i, u in gpus.items() if u and u.lower() == uuid.lower()]
+        if hit:
+            return hit[0]
+    value = next((env[v] for v in VISIBLE_VARS.get(vendor, ()) if env.get(v, "").strip()), None)
+    if value is None:
+        return torch_index
+    entries = [e.strip() for e in value.split(",") if e.strip()]
+    if torch_index >= len(entries):
+        return None
+    entry = entries[torch_index]
+    if entry.isdigit():
+        return int(entry)
+    hit = [i for i, u in gpus.items() if u and u.lower().startswith(entry.lower())]
+    return hit[0] if len(hit) == 1 else None
+
+
+def digest(
+    samples: Iterable[Sample], vendor: str, index: int | None, own_pid: int
+) -> dict[str, Any]:
     """What the monitor saw on the benched device: peaks, limits, throttle reasons, other PIDs."""
     rows = [g for s in samples for g in s.gpus if g.vendor == vendor and g.index == index]
 
