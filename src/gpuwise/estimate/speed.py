@@ -455,7 +455,10 @@ def _serving(
     cpu_bps: float,
     link_s: float,
 ) -> SpeedEstimate:
-    """Output tokens/s with `concurrency` requests in flight (prefill interleaved with decode)."""
+    """Output tokens/s with `concurrency` requests in flight (prefill interleaved with decode).
+
+    A request's cycle is its prefill (which yields the first token) and gen − 1 decode steps.
+    """
     c = s.concurrency or 1
     if s.max_batch is not None and c > s.max_batch:
         raise UserError("speed.concurrency_too_high", concurrency=c, max=s.max_batch)
@@ -463,7 +466,7 @@ def _serving(
         r, rt, c, prompt + s.gen_tokens / 2, s.offload_fraction, cpu_bps, link_s
     )
     pre, _ = prefill_time(r, rt, prompt, c)
-    cycle = s.gen_tokens * step + pre
+    cycle = max(s.gen_tokens - 1, 0) * step + pre
     return SpeedEstimate(
         **{
             **base.__dict__,

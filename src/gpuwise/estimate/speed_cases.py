@@ -165,11 +165,12 @@ def estimate(pc: PreparedCase, sc: SpeedConstants) -> SpeedEstimate:
 def predicted(pc: PreparedCase, sc: SpeedConstants) -> float:
     """The tokens/s the case measured, as gpuwise estimates it."""
     est = estimate(pc, sc)
-    if pc.kind == "e2e":  # output tokens over the whole request: batch prefill, then decode
+    if pc.kind == "e2e":  # output tokens over the whole request: batch prefill (the first
+        # token), then gen − 1 decode steps
         batch, gen = pc.r.req.batch, pc.inputs.gen_tokens
         step = batch / (est.decode_tokens_per_s or 1e-9)
         prefill = batch * pc.r.prompt_tokens / (est.prefill_tokens_per_s or 1e-9)
-        return batch * gen / (prefill + gen * step)
+        return batch * gen / (prefill + max(gen - 1, 0) * step)
     if pc.kind == "prefill" and pc.case.get("includes_first_token"):  # a time to first token
         return pc.r.prompt_tokens / (est.time_to_first_token_s or 1e-9)
     value = {
