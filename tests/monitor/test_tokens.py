@@ -6,9 +6,8 @@ served by a real loopback HTTP server while a real child process is recorded.
 
 from __future__ import annotations
 
-import http.server
+import socket
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from gpuwise.monitor.store import RunStore
 from gpuwise.monitor.tokens import TokenTotals, advance, token_rates
 from gpuwise.probe.engine_metrics import metrics_url, parse_metrics, scrape
 from tests.monitor.fake_nvml import fake_generation
+from tests.probe.ollama_server import serve
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "engine-metrics"
 
@@ -91,53 +91,38 @@ def test_increase_counts_restarts_like_prometheus() -> None:
     assert rates["one_at_a_time"] is True
 
 
-class _Engine(http.server.BaseHTTPRequestHandler):
-    """A metrics page whose counters grow by one request's worth per read."""
-
-    reads = 0
-
-    def do_GET(self) -> None:
-        if self.path != "/metrics":
-            self.send_error(404)
-            return
-        n = type(self).reads
-        type(self).reads += 1
-        body = (
-            f'vllm:prompt_tokens_total{{engine="0",model_name="m"}} {512 * n}\n'
-            f'vllm:generation_tokens_total{{engine="0",model_name="m"}} {128 * n}\n'
-            f'vllm:inter_token_latency_seconds_sum{{engine="0",model_name="m"}} {127 * n * 0.02}\n'
-            f'vllm:inter_token_latency_seconds_count{{engine="0",model_name="m"}} {127 * n}\n'
-            'vllm:num_requests_running{engine="0",model_name="m"} 1\n'
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain; version=0.0.4")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+def _growing_page() -> tuple[int, bytes, float]:
+    """A vLLM metrics page whose counters grow by one request's worth per read."""
+    n = _growing_page.reads  # type: ignore[attr-defined]
+    _growing_page.reads += 1  # type: ignore[attr-defined]
+    body = (
+        f'vllm:prompt_tokens_total{{engine="0",model_name="m"}} {512 * n}\n'
+        f'vllm:generation_tokens_total{{engine="0",model_name="m"}} {128 * n}\n'
+        f'vllm:inter_token_latency_seconds_sum{{engine="0",model_name="m"}} {127 * n * 0.02}\n'
+        f'vllm:inter_token_latency_seconds_count{{engine="0",model_name="m"}} {127 * n}\n'
+        'vllm:num_requests_running{engine="0",model_name="m"} 1\n'
+    )
+    return 200, body.encode(), 0.0
 
 
 @pytest.fixture
 def engine() -> Iterator[str]:
-    _Engine.reads = 0
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Engine)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
-    finally:
-        server.shutdown()
-        server.server_close()
+    _growing_page.reads = 0  # type: ignore[attr-defined]
+    with serve({"/metrics": _growing_page}) as base:
+        yield f"{base}/metrics"
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def test_scrape_failures_are_typed(engine: str) -> None:
     assert scrape(engine).status == "found"
     assert scrape(engine.replace("/metrics", "/nope")).reason == "http_error"
-    free = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Engine)
-    port = free.server_address[1]
-    free.server_close()  # nothing listens there now
-    assert scrape(f"http://127.0.0.1:{port}/metrics", 1.0).status == "missing"
+    assert scrape(f"http://127.0.0.1:{_closed_port()}/metrics", 1.0).status == "missing"
 
 
 def test_record_keeps_the_runs_tokens(
@@ -162,11 +147,8 @@ def test_record_keeps_the_runs_tokens(
 
 def test_record_without_the_engine_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_generation("590", monkeypatch)
-    free = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Engine)
-    port = free.server_address[1]
-    free.server_close()
     store = RunStore(tmp_path / "runs.sqlite")
-    watch = TokenWatch(f"http://127.0.0.1:{port}/metrics", every_s=0.1, timeout_s=0.5)
+    watch = TokenWatch(f"http://127.0.0.1:{_closed_port()}/metrics", every_s=0.1, timeout_s=0.5)
     rec = Recorder(store, Sampler([NvidiaSource()]), 0.1, watch)
     result = rec.record([sys.executable, "-c", "import time; time.sleep(0.3)"], "client")
     tokens = run_summary(store, result.run_id)["tokens"]

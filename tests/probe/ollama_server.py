@@ -1,10 +1,11 @@
-"""A real HTTP server on loopback standing in for Ollama (for probe and CLI tests)."""
+"""A real HTTP server on loopback standing in for Ollama or a serving engine's metrics page (for
+probe, monitor and CLI tests)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -12,12 +13,14 @@ Reply = tuple[int, bytes, float]  # status, body, delay in seconds
 
 
 @contextmanager
-def serve(routes: dict[str, Reply]) -> Iterator[str]:
-    """Serve `routes` (path → reply) on 127.0.0.1; yields the base URL."""
+def serve(routes: dict[str, Reply | Callable[[], Reply]]) -> Iterator[str]:
+    """Serve `routes` (path → reply, or a function giving a fresh reply per request) on
+    127.0.0.1; yields the base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            status, body, delay = routes.get(self.path, (404, b'{"error":"not found"}', 0.0))
+            reply = routes.get(self.path, (404, b'{"error":"not found"}', 0.0))
+            status, body, delay = reply() if callable(reply) else reply
             if delay:
                 time.sleep(delay)
             try:
