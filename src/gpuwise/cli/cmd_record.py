@@ -94,13 +94,19 @@ def _estimate(model: str, gpu_name: str | None, job: JobOptions) -> dict[str, An
 
 
 def _estimate_report(cat: Any, req: Any, gpu: Any, job: JobOptions) -> dict[str, Any]:
+    """Memory, and speed where it can be estimated for this card (a combination the speed model
+    refuses leaves the memory comparison standing rather than stopping the recording)."""
+    from gpuwise.errors import UserError
     from gpuwise.estimate.constants import MemoryConstants
     from gpuwise.estimate.report import estimate_report
     from gpuwise.estimate.speed_constants import SpeedConstants
 
-    sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
-    opts = {"gen_tokens": job.gen_tokens}
-    report = estimate_report(req, MemoryConstants.from_catalog(cat), gpu, sc, opts)
+    mc, opts = MemoryConstants.from_catalog(cat), {"gen_tokens": job.gen_tokens}
+    try:
+        sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
+        report = estimate_report(req, mc, gpu, sc, opts)
+    except UserError:
+        report = estimate_report(req, mc, gpu)
     keep = ("model", "inputs", "memory", "speed")
     return {k: report[k] for k in keep if k in report}
 
@@ -111,6 +117,7 @@ def _with_recorded_gpu(store: RunStore, run_id: int, estimate: dict[str, Any]) -
     from gpuwise.bench.identify import identify
     from gpuwise.catalog import load_catalog
     from gpuwise.cli.estimate_options import JobOptions, build_request
+    from gpuwise.errors import UserError
 
     run = store.run(run_id)
     names = [str(g["name"]) for g in run.gpus if g.get("name")]
@@ -118,8 +125,6 @@ def _with_recorded_gpu(store: RunStore, run_id: int, estimate: dict[str, Any]) -
     gpu = identify(cat, names[0]) if names else None
     if gpu is None:
         return
-    from gpuwise.errors import UserError
-
     job = JobOptions(**estimate["job"]["options"])
     try:
         _, req = build_request(estimate["job"]["model"], job)
