@@ -17,7 +17,12 @@ from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 from gpuwise.catalog.schema import Sourced
 
 Backend = Literal["cuda", "rocm", "metal", "vulkan", "other", "any"]
-MemoryKind = Literal["hbm", "gddr", "unified", "any"]
+MemoryKind = Literal[
+    "hbm", "gddr", "unified", "any",
+    "hbm-rocm", "gddr-rocm", "hbm-vulkan", "gddr-vulkan", "hbm-other", "gddr-other",
+]  # fmt: skip
+"""The memory a decode share belongs to: its kind, qualified by the backend when the kernels
+are not CUDA's (the same engine's HIP or Vulkan kernels reach other shares of the bandwidth)."""
 TensorRate = Literal["bf16", "fp16", "fp16_acc16", "fp8", "int8"]
 PrefillRate = TensorRate | Literal["bf16+wq", "fp16+wq"]
 """A prefill group's rate: the tensor rate, "+wq" when weight-only quantized kernels (AWQ, GPTQ,

@@ -135,7 +135,7 @@ def _write(source: Path | None, gpu_name: str | None, as_json: bool) -> None:
 
 def _changes(before: Any, after: Any, gpu: Any) -> list[dict[str, Any]]:
     """The speed model's shares for this GPU before and after (matmul ceiling, decode shares)."""
-    from gpuwise.estimate.speed_constants import memory_kind
+    from gpuwise.estimate.speed_constants import backend_of, decode_memory_key
 
     out = []
     b, a = before.matmul_entry(gpu), after.matmul_entry(gpu)
@@ -148,7 +148,7 @@ def _changes(before: Any, after: Any, gpu: Any) -> list[dict[str, Any]]:
         }
     )
     for engine in ("transformers", "vllm", "llama.cpp"):
-        kind = memory_kind(gpu)
+        kind = decode_memory_key(gpu, backend_of(gpu))
         db = before.decode_on(gpu, engine, before.decode_fraction(engine, kind))
         da = after.decode_on(gpu, engine, after.decode_fraction(engine, kind))
         out.append(

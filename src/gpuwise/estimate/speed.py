@@ -29,8 +29,8 @@ from gpuwise.estimate.resolve import Resolved
 from gpuwise.estimate.speed_constants import (
     SpeedConstants,
     backend_of,
+    decode_memory_key,
     engine_family,
-    memory_kind,
 )
 from gpuwise.estimate.weights import expert_params, param_split, weight_bytes
 
@@ -113,7 +113,7 @@ def rates(
     backend = backend or backend_of(gpu)
     era = sc.engine_key(engine, built, backend)
     kind = kernel_kind(r.fmt)
-    dec = sc.decode_on(gpu, engine, sc.decode_fraction(era, memory_kind(gpu)))
+    dec = sc.decode_on(gpu, engine, sc.decode_fraction(era, decode_memory_key(gpu, backend)))
     over = sc.overhead(era, backend)
     path = sc.kernel_rate(engine, kind, built, backend)
     peak, rate = tensor_peak(gpu, path.rate, sc)

@@ -26,8 +26,8 @@ from gpuwise.estimate.speed_constants import (
     SpeedConstants,
     backend_of,
     card_class,
+    decode_memory_key,
     engine_family,
-    memory_kind,
 )
 
 _ENGINES = {"other": "transformers", "mlx": "mlx"}
@@ -100,8 +100,8 @@ class PreparedCase:
 
     @property
     def memory(self) -> str:
-        """hbm, gddr or unified."""
-        return memory_kind(self.gpu)
+        """hbm, gddr or unified, with the backend where it is not CUDA's or Metal's."""
+        return decode_memory_key(self.gpu, self.backend)
 
     @property
     def kernel(self) -> str:

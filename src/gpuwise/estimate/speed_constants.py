@@ -64,6 +64,16 @@ def memory_kind(gpu: Gpu) -> str:
     return "hbm" if gpu.memory_type.upper().startswith("HBM") else "gddr"
 
 
+def decode_memory_key(gpu: Gpu, backend: str) -> str:
+    """The memory key of a decode share: the memory kind, with the backend when the kernels are
+    not CUDA's or Metal's (llama.cpp's HIP kernels on an MI300X are not its CUDA kernels on an
+    H100, though both read HBM). Looked up with a fall-back to the plain kind."""
+    memory = memory_kind(gpu)
+    if memory == "unified" or backend in ("cuda", "metal", "any"):
+        return memory
+    return f"{memory}-{backend}"
+
+
 def card_class(gpu: Gpu) -> str:
     """The class the accuracy tables report by: consumer, workstation, datacenter, apple, amd."""
     if gpu.vendor == "apple":
@@ -167,12 +177,14 @@ class SpeedConstants:
         return [key, base] if base != key else [key]
 
     def decode_fraction(self, engine: str, memory: str) -> DecodeEfficiency:
-        """Bandwidth share of decode: the engine (era, then engine) on this memory, else any
-        engine on it, else the engine on any memory, else the generic value."""
+        """Bandwidth share of decode: the engine (era, then engine) on this memory (with its
+        backend, then the plain kind), else any engine on it, else the engine on any memory,
+        else the generic value."""
         names = self._chain(
             engine if engine in {e.era for e in self.eras} else engine_family(engine)
         )
-        pairs = [(n, memory) for n in names] + [("any", memory)]
+        kinds = [memory, memory.split("-")[0]] if "-" in memory else [memory]
+        pairs = [(n, k) for k in kinds for n in names] + [("any", k) for k in kinds]
         pairs += [(n, "any") for n in names] + [("any", "any")]
         for e_name, m_name in pairs:
             hit = _first(d for d in self.decode if d.engine == e_name and d.memory == m_name)
