@@ -90,3 +90,36 @@ def test_first_token_comes_out_of_the_prefill() -> None:
 )
 def test_llamacpp_era_is_a_cuda_change(built: dt.date | None, backend: str, key: str) -> None:
     assert SC.engine_key("llama.cpp", built, backend) == key
+
+
+def test_sm_version_keys_split_one_architecture_name() -> None:
+    """GA100 (A100) and GA102 (RTX 3090) are both "Ampere", but their kernels are other kernels."""
+    from gpuwise.estimate.speed_constants import decode_memory_key, kernel_arch
+
+    a100, rtx3090, mi300x = CAT.gpu_by_id("a100-80gb"), CAT.gpu_by_id("rtx-3090"), CAT.gpu("mi300x")
+    assert (kernel_arch(a100), kernel_arch(rtx3090)) == ("Ampere sm_80", "Ampere sm_86")
+    assert kernel_arch(mi300x) == mi300x.architecture  # no CUDA compute capability
+    assert decode_memory_key(a100, "cuda") == "hbm-sm80"
+    assert decode_memory_key(mi300x, "rocm") == "hbm-rocm"
+    assert decode_memory_key(CAT.gpu("apple-m4"), "metal") == "unified"
+
+
+def test_hand_set_shares_of_the_plain_key_beat_fitted_sm_shares() -> None:
+    """A user's override for "Ada Lovelace" (or "gddr") must reach an RTX 4090, whose fitted
+    shares are keyed by sm_89."""
+    from dataclasses import replace
+
+    from gpuwise.catalog.schema_speed import DecodeEfficiency, PrefillEfficiency
+
+    fitted = SC.prefill_fraction("llama.cpp", "cuda", "Ada Lovelace sm_89", "int8")
+    assert fitted.source == "spd-fit"
+    mine = PrefillEfficiency(
+        engine="llama.cpp", backend="cuda", architecture="Ada Lovelace", rate="int8",
+        fraction=0.05, source="my-bench",
+    )  # fmt: skip
+    own = DecodeEfficiency(engine="llama.cpp", memory="gddr", bandwidth_fraction=0.3, source="me")
+    sc = replace(SC, prefill=(*SC.prefill, mine), decode=(*SC.decode, own))
+    assert sc.prefill_fraction("llama.cpp", "cuda", "Ada Lovelace sm_89", "int8").fraction == 0.05
+    assert sc.decode_fraction("llama.cpp", "gddr-sm89").bandwidth_fraction == 0.3
+    # an SM the fit never saw falls back to the architecture's, then the engine's
+    assert SC.prefill_fraction("llama.cpp", "cuda", "Ada Lovelace sm_99", "int8").fraction > 0

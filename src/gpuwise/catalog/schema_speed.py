@@ -10,19 +10,18 @@ override any of them with a measured number (docs/catalog-format.md).
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 
 from gpuwise.catalog.schema import Sourced
 
 Backend = Literal["cuda", "rocm", "metal", "vulkan", "other", "any"]
-MemoryKind = Literal[
-    "hbm", "gddr", "unified", "any",
-    "hbm-rocm", "gddr-rocm", "hbm-vulkan", "gddr-vulkan", "hbm-other", "gddr-other",
-]  # fmt: skip
-"""The memory a decode share belongs to: its kind, qualified by the backend when the kernels
-are not CUDA's (the same engine's HIP or Vulkan kernels reach other shares of the bandwidth)."""
+MemoryKind = Annotated[str, Field(pattern=r"^(any|hbm|gddr|unified)(-(rocm|vulkan|other|sm\d+))?$")]
+"""The memory a decode share belongs to: its kind, qualified by the SM version of CUDA cards
+(sm80 for the A100's GA100, sm86 for GA10x) or by the backend when the kernels are not CUDA's
+(the same engine's HIP or Vulkan kernels reach other shares of the bandwidth)."""
+
 TensorRate = Literal["bf16", "fp16", "fp16_acc16", "fp8", "int8"]
 PrefillRate = TensorRate | Literal["bf16+wq", "fp16+wq"]
 """A prefill group's rate: the tensor rate, "+wq" when weight-only quantized kernels (AWQ, GPTQ,

@@ -31,6 +31,7 @@ from gpuwise.estimate.speed_constants import (
     backend_of,
     decode_memory_key,
     engine_family,
+    kernel_arch,
 )
 from gpuwise.estimate.weights import expert_params, param_split, weight_bytes
 
@@ -117,7 +118,7 @@ def rates(
     over = sc.overhead(era, backend)
     path = sc.kernel_rate(engine, kind, built, backend)
     peak, rate = tensor_peak(gpu, path.rate, sc)
-    pre = sc.prefill_fraction(engine, backend, gpu.architecture, prefill_group_rate(rate, kind))
+    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), prefill_group_rate(rate, kind))
     ceiling = sc.matmul_fraction(gpu)
     fraction = min(pre.fraction, ceiling)
     deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None

@@ -64,11 +64,34 @@ def memory_kind(gpu: Gpu) -> str:
     return "hbm" if gpu.memory_type.upper().startswith("HBM") else "gddr"
 
 
+FIT_SOURCE = "spd-fit"
+"""The source of the shares benchmarks/calibrate_speed.py fits (data/speed_fitted.toml)."""
+
+
+def _plain(key: str, sep: str) -> str:
+    """A qualified key's plain form: "gddr-sm89" → "gddr", "ada lovelace sm_89" → "ada lovelace"."""
+    return key.rsplit(sep, 1)[0] if sep in key else key
+
+
+def kernel_arch(gpu: Gpu) -> str:
+    """The architecture a prefill share belongs to, with the CUDA compute capability where the
+    catalog has it: kernels are compiled and tuned per SM version, and one architecture name
+    covers different chips — Ampere's GA100 (A100, A30; sm_80) and GA10x (RTX 3090, A10; sm_86),
+    Blackwell's B200 (sm_100) and RTX 50/PRO (sm_120) reach different shares of their peaks."""
+    cc = gpu.stack.cuda_cc if gpu.stack else None
+    return f"{gpu.architecture} sm_{cc.replace('.', '')}" if cc else gpu.architecture
+
+
 def decode_memory_key(gpu: Gpu, backend: str) -> str:
-    """The memory key of a decode share: the memory kind, with the backend when the kernels are
-    not CUDA's or Metal's (llama.cpp's HIP kernels on an MI300X are not its CUDA kernels on an
-    H100, though both read HBM). Looked up with a fall-back to the plain kind."""
+    """The memory key of a decode share: the memory kind, qualified by the SM version on CUDA
+    (a T4's sm_75 and an A100's sm_80 kernels reach other shares of their bandwidth than an RTX
+    4090's) or by the backend when the kernels are not CUDA's or Metal's (llama.cpp's HIP kernels
+    on an MI300X are not its CUDA kernels on an H100, though both read HBM). Looked up, and
+    fitted, with a fall-back to (pooling towards) the plain kind."""
     memory = memory_kind(gpu)
+    cc = gpu.stack.cuda_cc if gpu.stack else None
+    if backend == "cuda" and cc:
+        return f"{memory}-sm{cc.replace('.', '')}"
     if memory == "unified" or backend in ("cuda", "metal", "any"):
         return memory
     return f"{memory}-{backend}"
@@ -183,11 +206,20 @@ class SpeedConstants:
         names = self._chain(
             engine if engine in {e.era for e in self.eras} else engine_family(engine)
         )
-        kinds = [memory, memory.split("-")[0]] if "-" in memory else [memory]
+        plain = _plain(memory, "-")
+        kinds = [memory, plain] if plain != memory else [memory]
         pairs = [(n, k) for k in kinds for n in names] + [("any", k) for k in kinds]
         pairs += [(n, "any") for n in names] + [("any", "any")]
         for e_name, m_name in pairs:
             hit = _first(d for d in self.decode if d.engine == e_name and d.memory == m_name)
+            if hit and m_name != plain and hit.source == FIT_SOURCE:  # a hand-set share of the
+                # plain kind (a user's override) beats a fitted one of an SM or backend
+                own = _first(
+                    d
+                    for d in self.decode
+                    if d.engine == e_name and d.memory == plain and d.source != FIT_SOURCE
+                )
+                return own or hit
             if hit:
                 return hit
         return DecodeEfficiency(
@@ -235,10 +267,13 @@ class SpeedConstants:
         precision, else any engine."""
         engine = engine_family(engine)
         arch = architecture.lower()
+        plain = _plain(arch, " sm_")
         for e_name, b_name, a_name, r_name in (
             (engine, backend, arch, rate),
+            (engine, backend, plain, rate),
             (engine, backend, "any", rate),
             ("any", backend, arch, rate),
+            ("any", backend, plain, rate),
             (engine, "any", "any", rate),
             (engine, backend, "any", "any"),  # the engine's GEMMs at another precision
             (engine, "any", "any", "any"),
@@ -246,17 +281,26 @@ class SpeedConstants:
             ("any", "any", "any", rate),
             ("any", "any", "any", "any"),
         ):
-            hit = _first(
-                p
-                for p in self.prefill
-                if p.engine == e_name
-                and p.backend == b_name
-                and p.architecture.lower() == a_name
-                and p.rate == r_name
-            )
+            hit = self._prefill_entry(e_name, b_name, a_name, r_name)
+            if hit and a_name != plain and hit.source == FIT_SOURCE:  # a hand-set share of the
+                # architecture (a user's override) beats a fitted one of an SM version
+                own = self._prefill_entry(e_name, b_name, plain, r_name)
+                return own if own and own.source != FIT_SOURCE else hit
             if hit:
                 return hit
         return PrefillEfficiency(fraction=self.fit.prefill_fraction, source=self.fit.source)
+
+    def _prefill_entry(
+        self, engine: str, backend: str, architecture: str, rate: str
+    ) -> PrefillEfficiency | None:
+        return _first(
+            p
+            for p in self.prefill
+            if p.engine == engine
+            and p.backend == backend
+            and p.architecture.lower() == architecture
+            and p.rate == rate
+        )
 
     def kernel_rate(
         self, engine: str, kind: str, built: dt.date | None = None, backend: str = "any"

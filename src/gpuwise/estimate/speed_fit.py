@@ -43,9 +43,8 @@ from gpuwise.estimate.speed import (
     vector_flops,
 )
 from gpuwise.estimate.speed_cases import PreparedCase, predicted
-from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.speed_constants import FIT_SOURCE, SpeedConstants, kernel_arch
 
-FIT_SOURCE = "spd-fit"
 DECODE_KINDS = ("decode",)
 _FLOOR = {"tau": 0.01, "c": 0.5}
 """Smallest overhead (ms per layer) and dequantization work (FLOPs per weight) a relative
@@ -413,7 +412,7 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
     backend at any precision (for a precision the engine was not measured at).
     """
     items = [
-        ((pc.engine, pc.backend, pc.gpu.architecture, _prefill_rate_key(pc, sc)), pc.id, value)
+        ((pc.engine, pc.backend, kernel_arch(pc.gpu), _prefill_rate_key(pc, sc)), pc.id, value)
         for pc in cases
         if pc.kind == "prefill" and (value := implied_prefill_fraction(pc, sc)) is not None
     ]
