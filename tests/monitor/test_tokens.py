@@ -6,9 +6,10 @@ served by a real loopback HTTP server while a real child process is recorded.
 
 from __future__ import annotations
 
+import itertools
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -91,24 +92,27 @@ def test_increase_counts_restarts_like_prometheus() -> None:
     assert rates["one_at_a_time"] is True
 
 
-def _growing_page() -> tuple[int, bytes, float]:
+def _growing_page() -> Callable[[], tuple[int, bytes, float]]:
     """A vLLM metrics page whose counters grow by one request's worth per read."""
-    n = _growing_page.reads  # type: ignore[attr-defined]
-    _growing_page.reads += 1  # type: ignore[attr-defined]
-    body = (
-        f'vllm:prompt_tokens_total{{engine="0",model_name="m"}} {512 * n}\n'
-        f'vllm:generation_tokens_total{{engine="0",model_name="m"}} {128 * n}\n'
-        f'vllm:inter_token_latency_seconds_sum{{engine="0",model_name="m"}} {127 * n * 0.02}\n'
-        f'vllm:inter_token_latency_seconds_count{{engine="0",model_name="m"}} {127 * n}\n'
-        'vllm:num_requests_running{engine="0",model_name="m"} 1\n'
-    )
-    return 200, body.encode(), 0.0
+    reads = itertools.count()
+
+    def page() -> tuple[int, bytes, float]:
+        n = next(reads)
+        body = (
+            f'vllm:prompt_tokens_total{{engine="0",model_name="m"}} {512 * n}\n'
+            f'vllm:generation_tokens_total{{engine="0",model_name="m"}} {128 * n}\n'
+            f'vllm:inter_token_latency_seconds_sum{{engine="0",model_name="m"}} {127 * n * 0.02}\n'
+            f'vllm:inter_token_latency_seconds_count{{engine="0",model_name="m"}} {127 * n}\n'
+            'vllm:num_requests_running{engine="0",model_name="m"} 1\n'
+        )
+        return 200, body.encode(), 0.0
+
+    return page
 
 
 @pytest.fixture
 def engine() -> Iterator[str]:
-    _growing_page.reads = 0  # type: ignore[attr-defined]
-    with serve({"/metrics": _growing_page}) as base:
+    with serve({"/metrics": _growing_page()}) as base:
         yield f"{base}/metrics"
 
 
