@@ -145,3 +145,29 @@ def test_click_messages_follow_the_language(cli) -> None:  # type: ignore[no-unt
     en = cli("gpus", "--bogus", "--lang", "en")  # the same process: English again
     assert en.code == 2 and "No such option" in en.err
     assert "选项" in cli("gpus", "--help", "--lang", "zh").out
+
+
+def test_a_mistyped_command_gets_one_suggestion_in_the_language(cli) -> None:  # type: ignore[no-untyped-def]
+    """click 8.2+ suggests close names itself (ngettext); typer's own suggestion doubled it."""
+    en = cli("estmate", "qwen2.5:7b", "--lang", "en")
+    assert en.code == 2 and en.err.count("Did you mean 'estimate'?") == 1
+    zh = cli("estmate", "qwen2.5:7b", "--lang", "zh")
+    assert zh.code == 2 and "没有命令" in zh.err and "您是不是要输入 'estimate'" in zh.err
+    assert "Did you mean" not in zh.err
+    opt = cli("estimate", "qwen2.5:7b", "--gpuu", "4090", "--lang", "zh")
+    assert opt.code == 2 and "其中之一" in opt.err and "'--gpu'" in opt.err
+
+
+def test_the_command_on_the_line_is_the_only_one_registered() -> None:
+    """Only the invoked command's module is imported (typer inspects every registered
+    function on each start); root help and unknown names register all of them."""
+    from gpuwise.cli.app import COMMANDS, build_app
+
+    def names(app: object) -> set[str]:
+        found = [*app.registered_groups, *app.registered_commands]  # type: ignore[attr-defined]
+        return {c.name or c.callback.__name__ for c in found}
+
+    assert names(build_app(only="estimate")) == {"estimate"}
+    assert names(build_app(only="runs")) == {"runs"}
+    assert names(build_app(only="estmate")) == set(COMMANDS)
+    assert names(build_app()) == set(COMMANDS)

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.catalog import files as F
-from gpuwise.catalog import load as L
+from gpuwise.catalog.lazy import LazyParts
 from gpuwise.catalog.names import build_index, normalize, suggest
 from gpuwise.catalog.schema import Gpu, LlmModel, Source, Sourced
-from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
-from gpuwise.catalog.schema_extra import EXTRA_KINDS
 from gpuwise.catalog.sourcing import locate_line
 from gpuwise.errors import CatalogError, UserError
 from gpuwise.i18n import t
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from gpuwise.catalog import load as L
+    from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
 
 
 def did_you_mean(names: list[str]) -> str:
@@ -31,10 +33,8 @@ class Catalog:
     sources: dict[str, Source]
     gpus: tuple[Gpu, ...]
     models: tuple[LlmModel, ...]
-    providers: dict[str, Provider] = field(default_factory=dict)
-    hidden_costs: dict[str, HiddenCosts] = field(default_factory=dict)
-    offers: tuple[Offer, ...] = ()
-    extras: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    parts: LazyParts = field(default_factory=LazyParts)
+    """Cloud data and the extra kinds, each unpickled only when asked for (see lazy.py)."""
     files: tuple[str, ...] = ()
     gpu_index: dict[str, str] = field(default_factory=dict)
     model_index: dict[str, str] = field(default_factory=dict)
@@ -42,6 +42,26 @@ class Catalog:
     findings: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     """Problems that did not stop loading (a refreshed price feed that no longer validates
     was left out): (message key, params)."""
+
+    @property
+    def providers(self) -> dict[str, Provider]:
+        """Cloud providers by id."""
+        return self.parts.get("providers", {})  # type: ignore[no-any-return]
+
+    @property
+    def hidden_costs(self) -> dict[str, HiddenCosts]:
+        """Each provider's storage, egress and IP prices, by provider id."""
+        return self.parts.get("hidden_costs", {})  # type: ignore[no-any-return]
+
+    @property
+    def offers(self) -> tuple[Offer, ...]:
+        """Every priced cloud offer."""
+        return self.parts.get("offers", ())  # type: ignore[no-any-return]
+
+    @property
+    def extras(self) -> dict[str, tuple[Any, ...]]:
+        """Every extra kind (unpickles them all; commands use `extra(kind)`)."""
+        return {k[len(EXTRA) :]: self.parts[k] for k in self.parts if k.startswith(EXTRA)}
 
     def gpu_by_id(self, gpu_id: str) -> Gpu:
         """The GPU with exactly this id (KeyError if none)."""
@@ -79,7 +99,11 @@ class Catalog:
 
     def extra(self, kind: str) -> tuple[Any, ...]:
         """Owning, FX and feature data by kind (see schema_extra.EXTRA_KINDS)."""
-        return self.extras.get(kind, ())
+        return self.parts.get(EXTRA + kind, ())  # type: ignore[no-any-return]
+
+
+EXTRA = "extra:"
+"""Prefix of the extra kinds' names among a catalog's lazy parts."""
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -133,6 +157,8 @@ def _entry_key(e: L.RawEntry) -> str | None:
 
 def _overlay(entries: list[L.RawEntry]) -> list[L.RawEntry]:
     """Later entries with the same kind and key (user overrides) merge over earlier ones."""
+    from gpuwise.catalog import load as L
+
     out: list[L.RawEntry] = []
     where: dict[tuple[str, str], int] = {}
     for e in entries:
@@ -159,6 +185,8 @@ def build(raw: L.RawCatalog, files: list[Path]) -> Catalog:
     }
     typed: dict[str, list[BaseModel]] = {}
     from gpuwise.catalog import guard
+    from gpuwise.catalog import load as L
+    from gpuwise.catalog.schema_extra import EXTRA_KINDS
 
     guard.check_duplicates(raw.entries, _entry_key)
     guard.check_sources(raw.entries, F.override_dir())
@@ -195,6 +223,9 @@ def _check_sources(obj: BaseModel, sources: dict[str, Source], e: L.RawEntry) ->
 
 
 def _assemble(raw: L.RawCatalog, typed: dict[str, list[BaseModel]], files: list[Path]) -> Catalog:
+    from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
+    from gpuwise.catalog.schema_extra import EXTRA_KINDS
+
     gpus = tuple(g for g in typed.get("gpu", []) if isinstance(g, Gpu))
     models = tuple(m for m in typed.get("model", []) if isinstance(m, LlmModel))
     gpu_index, gpu_clash = build_index((g.id, [g.id, g.name, *g.aliases]) for g in gpus)
@@ -203,15 +234,15 @@ def _assemble(raw: L.RawCatalog, typed: dict[str, list[BaseModel]], files: list[
     )
     providers = {p.id: p for p in typed.get("provider", []) if isinstance(p, Provider)}
     hidden = {h.provider: h for h in typed.get("hidden_costs", []) if isinstance(h, HiddenCosts)}
-    extras = {k: tuple(v) for k, v in typed.items() if k in EXTRA_KINDS}
+    extras = {EXTRA + k: tuple(v) for k, v in typed.items() if k in EXTRA_KINDS}
+    offers = tuple(o for o in typed.get("offer", []) if isinstance(o, Offer))
     return Catalog(
         sources=raw.sources,
         gpus=gpus,
         models=models,
-        providers=providers,
-        hidden_costs=hidden,
-        offers=tuple(o for o in typed.get("offer", []) if isinstance(o, Offer)),
-        extras=extras,
+        parts=LazyParts(
+            {"providers": providers, "hidden_costs": hidden, "offers": offers, **extras}
+        ),
         files=tuple(str(f) for f in files),
         gpu_index=gpu_index,
         model_index=model_index,
@@ -255,6 +286,8 @@ def load_catalog(use_overrides: bool = True, use_cache: bool = True) -> Catalog:
 
 def _build_with_feeds(files: list[Path], feeds: list[Path]) -> Catalog:
     """Build from every file; when a feed file breaks the build, build without the feeds."""
+    from gpuwise.catalog import load as L
+
     try:
         return build(L.read_files(files), files)
     except CatalogError as exc:

@@ -74,11 +74,12 @@ def feed_files() -> list[Path]:
 def fingerprint(paths: Iterable[Path]) -> str:
     """A key that changes whenever any file changes (size, mtime, name).
 
-    The modules that define the typed entries count too: a cache pickled by an older gpuwise
-    (another schema) must never be loaded by a newer one.
+    The modules that define the typed entries and the catalog's own shape count too: a cache
+    pickled by an older gpuwise (another schema) must never be loaded by a newer one.
     """
     h = hashlib.sha256(f"schema{SCHEMA_VERSION}".encode())
-    code = sorted(Path(__file__).parent.glob("schema*.py"))
+    here = Path(__file__).parent
+    code = [*sorted(here.glob("schema*.py")), here / "catalog.py", here / "lazy.py"]
     for p in [*code, *paths]:
         st = p.stat()
         h.update(f"{p}|{st.st_size}|{st.st_mtime_ns}".encode())

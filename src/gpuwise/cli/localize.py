@@ -24,6 +24,7 @@ CLICK_MODULES = (
 
 
 _ORIGINAL: dict[str, Callable[[str], str]] = {}
+_ORIGINAL_N: dict[str, Callable[[str, str, int], str]] = {}
 
 
 def localize_click(lang: Lang) -> None:
@@ -37,9 +38,14 @@ def localize_click(lang: Lang) -> None:
     def translate(msgid: str) -> str:
         return table.get(msgid, msgid)
 
+    def translate_n(singular: str, plural: str, n: int) -> str:
+        return table.get(singular if n == 1 else plural, singular if n == 1 else plural)
+
     for name in CLICK_MODULES:
         module = importlib.import_module(name)
-        if not hasattr(module, "_"):
-            continue
-        original = _ORIGINAL.setdefault(name, module._)
-        module._ = translate if lang == "zh" else original  # type: ignore[attr-defined]
+        if hasattr(module, "_"):
+            original = _ORIGINAL.setdefault(name, module._)
+            module._ = translate if lang == "zh" else original  # type: ignore[attr-defined]
+        if hasattr(module, "ngettext"):  # plural-aware messages ("Did you mean …?")
+            original_n = _ORIGINAL_N.setdefault(name, module.ngettext)
+            module.ngettext = translate_n if lang == "zh" else original_n  # type: ignore[attr-defined]
