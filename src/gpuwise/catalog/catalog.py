@@ -138,6 +138,7 @@ SINGLETONS = (
     "psu_sizing",
     "host_memory",
     "fit_settings",
+    "power_scaling",
     "provider",
 )
 

@@ -128,6 +128,18 @@ class MatmulFraction(Sourced):
     fraction: float = Field(gt=0, le=1)
 
 
+class PowerScaling(Sourced):
+    """How a card's sustained tensor rate follows its board power (estimate/power.py).
+
+    A card that has fewer watts per dense 16-bit tensor TFLOP than the full-power data-centre
+    part of its SM version cannot hold its boost clock through long GEMMs: it runs at
+    (its W/TFLOP ÷ the reference's) ** `clock_power_exponent` of its datasheet peak.
+    """
+
+    clock_power_exponent: float = Field(gt=0, le=1)
+    reference_class: Literal["datacenter", "workstation", "consumer"] = "datacenter"
+
+
 class LinkModel(Sourced):
     """Collective-communication behaviour of an interconnect class."""
 
@@ -178,4 +190,5 @@ SPEED_KINDS: dict[str, type[BaseModel]] = {
     "link_model": LinkModel,
     "host_memory": HostMemory,
     "fit_settings": FitSettings,
+    "power_scaling": PowerScaling,
 }

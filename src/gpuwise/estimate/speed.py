@@ -77,18 +77,21 @@ def prefill_group_rate(rate: str, kind: str) -> str:
 def tensor_peak(gpu: Gpu, rate: str, sc: SpeedConstants) -> tuple[float, str]:
     """The dense peak of the tensor rate a kernel uses, and the rate actually available.
 
-    A card without an FP8 (or INT8) unit runs those formats at its 16-bit rate, as the engines'
-    fallback kernels (FP8-Marlin, dp4a/16-bit dequantization) do.
+    The peak is what the card sustains through long GEMMs: a power-limited card's datasheet
+    peak × its power derate (estimate/power.py). A card without an FP8 (or INT8) unit runs those
+    formats at its 16-bit rate, as the engines' fallback kernels (FP8-Marlin, dp4a/16-bit
+    dequantization) do.
     """
+    derate = sc.power_derate(gpu)
     tf = gpu.tflops
     if rate == "fp8" and tf.fp8:
-        return tf.fp8 * 1e12, "fp8"
+        return tf.fp8 * 1e12 * derate, "fp8"
     if rate == "int8" and tf.int8:
-        return tf.int8 * 1e12, "int8"
+        return tf.int8 * 1e12 * derate, "int8"
     if rate == "fp16_acc16":
         factor, _ = sc.half_accumulate_factor(gpu)
-        return peak_half_flops(gpu) * factor, "fp16_acc16"
-    return peak_half_flops(gpu), "fp16" if rate in ("fp16", "int8") else "bf16"
+        return peak_half_flops(gpu) * factor * derate, "fp16_acc16"
+    return peak_half_flops(gpu) * derate, "fp16" if rate in ("fp16", "int8") else "bf16"
 
 
 def vector_flops(gpu: Gpu) -> float | None:
@@ -125,6 +128,8 @@ def rates(
     vector = vector_flops(gpu)
     per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
     used = [dec, over, path, pre] + ([deq] if deq else [])
+    if sc.power is not None and sc.power_derate(gpu) < 1.0:
+        used.append(sc.power)
     return Rates(
         bandwidth_bps=gpu.memory_bandwidth_gbps * 1e9 * dec.bandwidth_fraction,
         flops=peak * fraction,
@@ -137,6 +142,7 @@ def rates(
             "prefill_rate": rate,
             "flops_fraction": round(fraction, 3),
             "matmul_ceiling": round(ceiling, 3),
+            "power_derate": round(sc.power_derate(gpu), 3),
             "sources": sorted({s for u in used for s in u.source_ids()}),
         },
     )
@@ -481,13 +487,16 @@ def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float
     """Achieved training FLOPS per GPU, its MFU, and the sources behind them.
 
     MFU = measured achievable-matmul share of the architecture × the share of that a training
-    mode reaches, so no architecture is credited with more than its matmul ceiling.
+    mode reaches, so no architecture is credited with more than its matmul ceiling; of the peak
+    the card sustains (its power derate, estimate/power.py).
     """
     util = sc.train_utilisation(r.req.mode, gpu.architecture)
     ceiling = sc.matmul_entry(gpu)
     mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation
     sources = [*util.source_ids(), *(ceiling.source_ids() if ceiling else [])]
-    return peak_half_flops(gpu) * mfu, mfu, sources
+    if sc.power is not None and sc.power_derate(gpu) < 1.0:
+        sources += sc.power.source_ids()
+    return peak_half_flops(gpu) * sc.power_derate(gpu) * mfu, mfu, sources
 
 
 def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from gpuwise.catalog import Catalog
@@ -26,9 +26,11 @@ from gpuwise.catalog.schema_speed import (
     KernelPath,
     LinkModel,
     MatmulFraction,
+    PowerScaling,
     PrefillEfficiency,
     TrainEfficiency,
 )
+from gpuwise.estimate.power import power_derate, power_references
 
 ENGINE_FAMILY = {
     "ollama": "llama.cpp",
@@ -130,6 +132,9 @@ class SpeedConstants:
     fit: FitSettings
     measured: tuple[MeasuredRate, ...] = ()
     """Rates measured on this machine (`gpuwise calibrate`); they win for their GPU."""
+    power: PowerScaling | None = None
+    power_refs: dict[str, float] = field(default_factory=dict)
+    """W per dense tensor TFLOP of each SM version's full-power part (estimate/power.py)."""
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
@@ -138,7 +143,8 @@ class SpeedConstants:
         def kind(name: str) -> tuple[Any, ...]:
             return cat.extra(name)
 
-        return cls(
+        power = _first(kind("power_scaling"))
+        sc = cls(
             decode=kind("decode_efficiency"),
             overheads=kind("decode_overhead"),
             dequant=kind("dequant_cost"),
@@ -152,7 +158,17 @@ class SpeedConstants:
             host=kind("host_memory")[0],
             fit=kind("fit_settings")[0],
             measured=kind("measured_rate"),
+            power=power,
         )
+        if power is None:
+            return sc
+        cards = ((g, kernel_arch(g), sc.half_accumulate_factor(g)[0]) for g in cat.gpus)
+        return replace(sc, power_refs=power_references(cards, power))
+
+    def power_derate(self, gpu: Gpu) -> float:
+        """The share of its datasheet tensor peak the card sustains (power.py; 1 when unknown)."""
+        half, _ = self.half_accumulate_factor(gpu)
+        return power_derate(gpu, kernel_arch(gpu), half, self.power_refs, self.power)
 
     def with_fitted(
         self,
@@ -373,11 +389,17 @@ class SpeedConstants:
 
     def matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:
         """The achievable-matmul share measured on this GPU (`gpuwise calibrate`), else the
-        measured share of the GPU's architecture, if one was measured."""
+        measured share of the GPU's architecture, if one was measured.
+
+        Shares are of the peak the card sustains (its power derate × the datasheet's): the
+        architecture entries were measured on full-power parts; a share measured on this card
+        includes its own derate, which is taken out so it is not counted twice.
+        """
         own = self.measured_for(gpu.id, "matmul")
         if own is not None:
+            sustained = min(1.0, own.fraction / self.power_derate(gpu))
             return MatmulFraction(
-                architecture=gpu.architecture or "any", fraction=own.fraction, source=own.source
+                architecture=gpu.architecture or "any", fraction=sustained, source=own.source
             )
         arch = gpu.architecture.lower()
         return _first(m for m in self.matmul if m.architecture.lower() == arch)
