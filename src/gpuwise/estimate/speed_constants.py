@@ -278,12 +278,18 @@ class SpeedConstants:
     def prefill_fraction(
         self, engine: str, backend: str, architecture: str, rate: str
     ) -> PrefillEfficiency:
-        """Tensor-rate share of prefill: the engine on this architecture, else on this backend,
-        else any engine on the architecture, else the engine on any card or at another
-        precision, else any engine."""
+        """Tensor-rate share of prefill: the engine on this architecture, else the engine on
+        this architecture at another rate moved to this rate (`_arch_effect_elsewhere`), else
+        on this backend, else any engine on the architecture, else the engine on any card or at
+        another precision, else any engine."""
         engine = engine_family(engine)
         arch = architecture.lower()
         plain = _plain(arch, " sm_")
+        if not any(self._prefill_entry(engine, backend, k, rate) for k in (arch, plain)):
+            for key in (arch, plain):  # measured at another rate: move that to this one
+                moved = self._arch_effect_elsewhere(engine, backend, key, rate)
+                if moved:
+                    return moved
         for e_name, b_name, a_name, r_name in (
             (engine, backend, arch, rate),
             (engine, backend, plain, rate),
@@ -305,6 +311,44 @@ class SpeedConstants:
             if hit:
                 return hit
         return PrefillEfficiency(fraction=self.fit.prefill_fraction, source=self.fit.source)
+
+    def _arch_effect_elsewhere(
+        self, engine: str, backend: str, architecture: str, rate: str
+    ) -> PrefillEfficiency | None:
+        """The architecture's share at another rate, moved to this one by the engine's ratio
+        between the two rates over all cards.
+
+        An SM version's kernels reach about the same fraction of the engine's average at every
+        rate: in the fit of 2026-12-03, llama.cpp's old FP16-accumulate share ÷ its INT8 MMQ
+        share is 1.83 on sm_89, 1.98 on sm_86, 2.08 on sm_80 and 2.09 on sm_90. So a card
+        measured only at one rate (the H100 with current INT8 builds) says more about its
+        other rate than every card's average does. The most-measured other rate is used.
+        """
+        base = self._prefill_entry(engine, backend, "any", rate)
+        if base is None or architecture == "any":
+            return None
+        best: tuple[int, float, str] | None = None
+        for p in self.prefill:
+            if (p.engine, p.backend, p.architecture.lower()) != (engine, backend, architecture):
+                continue
+            if p.rate in (rate, "any"):
+                continue
+            other = self._prefill_entry(engine, backend, "any", p.rate)
+            if other is None:
+                continue
+            n = len(p.calibrated_on)
+            if best is None or n > best[0]:
+                best = (n, p.fraction * base.fraction / other.fraction, p.architecture)
+        if best is None:
+            return None
+        return PrefillEfficiency(
+            engine=engine,
+            backend=backend,
+            architecture=best[2],
+            rate=rate,
+            fraction=min(1.0, best[1]),
+            source=FIT_SOURCE,
+        )
 
     def _prefill_entry(
         self, engine: str, backend: str, architecture: str, rate: str
