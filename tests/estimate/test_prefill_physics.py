@@ -104,6 +104,27 @@ def test_sm_version_keys_split_one_architecture_name() -> None:
     assert decode_memory_key(CAT.gpu("apple-m4"), "metal") == "unified"
 
 
+def test_datacenter_gddr_cards_are_their_own_decode_key() -> None:
+    """Data-centre GDDR cards run with ECC on by default; they fall back to every ECC GDDR card's
+    share, then to all GDDR, and a user's plain `gddr` override still reaches them."""
+    from dataclasses import replace
+
+    from gpuwise.catalog.schema_speed import DecodeEfficiency
+    from gpuwise.estimate.speed_constants import decode_memory_key, memory_chain
+
+    l4, rtx4090, a6000 = CAT.gpu_by_id("l4"), CAT.gpu_by_id("rtx-4090"), CAT.gpu_by_id("rtx-a6000")
+    assert decode_memory_key(l4, "cuda") == "gddr-ecc-sm89"
+    assert decode_memory_key(rtx4090, "cuda") == "gddr-sm89"
+    assert decode_memory_key(a6000, "cuda") == "gddr-sm86"  # workstation: ECC off by default
+    assert memory_chain("gddr-ecc-sm89") == ["gddr-ecc-sm89", "gddr-ecc", "gddr"]
+    assert memory_chain("hbm-rocm") == ["hbm-rocm", "hbm"]
+    assert memory_chain("unified") == ["unified"]
+    own = DecodeEfficiency(engine="llama.cpp", memory="gddr", bandwidth_fraction=0.3, source="me")
+    sc = replace(SC, decode=(*SC.decode, own))
+    assert sc.decode_fraction("llama.cpp", "gddr-ecc-sm89").bandwidth_fraction == 0.3
+    assert SC.decode_fraction("llama.cpp", "gddr-ecc-sm75").memory.startswith("gddr-ecc")
+
+
 def test_hand_set_shares_of_the_plain_key_beat_fitted_sm_shares() -> None:
     """A user's override for "Ada Lovelace" (or "gddr") must reach an RTX 4090, whose fitted
     shares are keyed by sm_89."""

@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 from gpuwise.catalog.schema import Sourced
 
 Backend = Literal["cuda", "rocm", "metal", "vulkan", "other", "any"]
-MemoryKind = Annotated[str, Field(pattern=r"^(any|hbm|gddr|unified)(-(rocm|vulkan|other|sm\d+))?$")]
+MemoryKind = Annotated[
+    str, Field(pattern=r"^(any|hbm|gddr|gddr-ecc|unified)(-(rocm|vulkan|other|sm\d+))?$")
+]
 """The memory a decode share belongs to: its kind, qualified by the SM version of CUDA cards
 (sm80 for the A100's GA100, sm86 for GA10x) or by the backend when the kernels are not CUDA's
 (the same engine's HIP or Vulkan kernels reach other shares of the bandwidth)."""

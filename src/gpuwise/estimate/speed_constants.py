@@ -88,15 +88,30 @@ def decode_memory_key(gpu: Gpu, backend: str) -> str:
     """The memory key of a decode share: the memory kind, qualified by the SM version on CUDA
     (a T4's sm_75 and an A100's sm_80 kernels reach other shares of their bandwidth than an RTX
     4090's) or by the backend when the kernels are not CUDA's or Metal's (llama.cpp's HIP kernels
-    on an MI300X are not its CUDA kernels on an H100, though both read HBM). Looked up, and
-    fitted, with a fall-back to (pooling towards) the plain kind."""
+    on an MI300X are not its CUDA kernels on an H100, though both read HBM). Data-centre GDDR
+    cards (T4, A10, L4, L40S…) are `gddr-ecc`: they ship with ECC on, which spends part of the
+    GDDR's capacity and bandwidth on check bits (nvidia-smi --help-query-gpu, quoted in
+    netdata/netdata#15755: "if ECC is enabled the total available memory is decreased by several
+    percent, due to the requisite parity bits"; InternLM/lmdeploy#159: NVIDIA turns it on by
+    default), while GeForce and workstation cards run without it by default. Looked up, and
+    fitted, with a fall-back to (pooling towards) each shorter key (`memory_chain`)."""
     memory = memory_kind(gpu)
     cc = gpu.stack.cuda_cc if gpu.stack else None
     if backend == "cuda" and cc:
-        return f"{memory}-sm{cc.replace('.', '')}"
+        ecc = memory == "gddr" and gpu.gpu_class == "datacenter"
+        return f"{'gddr-ecc' if ecc else memory}-sm{cc.replace('.', '')}"
     if memory == "unified" or backend in ("cuda", "metal", "any"):
         return memory
     return f"{memory}-{backend}"
+
+
+def memory_chain(key: str) -> list[str]:
+    """A memory key and each shorter key it falls back to: "gddr-ecc-sm89" → "gddr-ecc" →
+    "gddr"; "hbm-rocm" → "hbm"."""
+    chain = [key]
+    while "-" in chain[-1]:
+        chain.append(chain[-1].rsplit("-", 1)[0])
+    return chain
 
 
 def card_class(gpu: Gpu) -> str:
@@ -222,8 +237,8 @@ class SpeedConstants:
         names = self._chain(
             engine if engine in {e.era for e in self.eras} else engine_family(engine)
         )
-        plain = _plain(memory, "-")
-        kinds = [memory, plain] if plain != memory else [memory]
+        kinds = memory_chain(memory)
+        plain = kinds[-1]
         pairs = [(n, k) for k in kinds for n in names] + [("any", k) for k in kinds]
         pairs += [(n, "any") for n in names] + [("any", "any")]
         for e_name, m_name in pairs:

@@ -191,8 +191,8 @@ def _parent(
         return (name, eras[group], key)
     if name == "c" and ":" in key:  # one format (gguf:q2_k) pools with its kind (gguf)
         return (name, group, key.split(":")[0])
-    if name == "a" and "-" in key:  # a backend's share (hbm-rocm) pools with the kind's (hbm)
-        return (name, group, key.split("-")[0])
+    if name == "a" and "-" in key:  # a backend's or SM's share (hbm-rocm, gddr-ecc-sm89) pools
+        return (name, group, key.rsplit("-", 1)[0])  # with the shorter key's (hbm, gddr-ecc)
     if (group, key) == ("any", "any"):
         return None
     if name == "tau":
