@@ -74,6 +74,14 @@ QUANTITIES: dict[str, Quantity] = {
         "tokens in one sequence; the longest published context windows are 10M (Llama 4 Scout)",
         integer=True,
     ),
+    "ubatch": Quantity(
+        "context",
+        1,
+        1_048_576,
+        "tokens one prefill step processes (llama.cpp -ub, vLLM max-num-batched-tokens); "
+        "engines default to 512-16 384, 1M leaves room",
+        integer=True,
+    ),
     "tokens_part": Quantity(
         "context",
         0,

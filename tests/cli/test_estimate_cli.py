@@ -112,3 +112,17 @@ def test_fit_lists_gpus(cli) -> None:  # type: ignore[no-untyped-def]
 def test_fit_bad_input(cli) -> None:  # type: ignore[no-untyped-def]
     res = cli("fit", "qwen2.5:7b", "--batch", "0")
     assert res.code == 2 and "--batch" in res.err
+
+
+def test_ubatch_sets_the_prefill_step(cli) -> None:  # type: ignore[no-untyped-def]
+    """`--ubatch` is llama.cpp's -ub: a larger step holds more activations at once and gives
+    each MoE expert more tokens per weight tile (estimate.speed.moe_tile_slowdown)."""
+    base = ("gpt-oss-20b", "--gpu", "rtx-pro-6000-blackwell", "--engine", "llama.cpp")
+    args = (*base, "--prompt-tokens", "2048", "--json")
+    default, big = cli("estimate", *args), cli("estimate", *args, "--ubatch", "2048")
+    assert default.code == 0 and big.code == 0, (default.err, big.err)
+    d, b = default.json(), big.json()
+    assert b["memory"]["device_total_bytes"] > d["memory"]["device_total_bytes"]
+    assert b["speed"]["prefill_tokens_per_s"] > d["speed"]["prefill_tokens_per_s"]
+    bad = cli("estimate", *base, "--ubatch", "0")
+    assert bad.code == 2 and "--ubatch" in bad.err and "Traceback" not in bad.err

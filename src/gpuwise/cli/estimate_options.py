@@ -38,6 +38,7 @@ class JobOptions:
     gpus: int
     strategy: str
     engine: str | None
+    ubatch: int | None = None
 
 
 def _job_options(
@@ -76,6 +77,9 @@ def _job_options(
     gpus: int = typer.Option(1, "--gpus", help=t("est.opt_gpus"), click_type=number("gpus")),
     strategy: str = typer.Option("none", "--strategy", help=t("est.opt_strategy")),
     engine: str = typer.Option(None, "--engine", help=t("est.opt_engine")),
+    ubatch: int = typer.Option(
+        None, "--ubatch", help=t("est.opt_ubatch"), click_type=number("ubatch")
+    ),
 ) -> JobOptions:
     """Every shared option in one place (its signature is grafted onto commands)."""
     return JobOptions(
@@ -98,6 +102,7 @@ def _job_options(
         gpus,
         strategy,
         engine,
+        ubatch,
     )
 
 
@@ -139,6 +144,7 @@ def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-de
         gpus=o.gpus,
         strategy=o.strategy.lower(),
         engine=o.engine,
+        ubatch=o.ubatch,
         extra={"gen_tokens": str(o.gen_tokens or "")},
     )
     return cat, req

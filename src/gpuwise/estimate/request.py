@@ -52,6 +52,8 @@ class MemoryRequest:
     gpus: int = 1
     strategy: str = "none"
     engine: str | None = None
+    ubatch: int | None = None
+    """Tokens per prefill step (llama.cpp -ub); None keeps the engine's default."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property

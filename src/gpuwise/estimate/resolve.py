@@ -91,6 +91,8 @@ def resolve(req: MemoryRequest, c: MemoryConstants) -> Resolved:
     """Check the request and fill its defaults; contradictions raise a UserError."""
     validate(req)
     engine = c.engine(req.engine or _default_engine(req))
+    if req.ubatch:  # the user's prefill step (llama.cpp -ub): compute buffers and MoE tiles
+        engine = engine.model_copy(update={"prefill_chunk_tokens": req.ubatch})
     fmt = c.weight_format(req.quant or _default_quant(req, engine))
     _check_format(req, fmt)
     strategy, tp, split = _strategy(req, engine)

@@ -135,6 +135,7 @@ def prepare_case(cat: Catalog, mc: MemoryConstants, case: dict[str, Any]) -> Pre
         precision=case.get("precision", "bf16") if training else "mixed-bf16",
         grad_checkpointing=bool(case.get("grad_checkpointing", True)),
         gpus=gpus,
+        ubatch=int(case["ubatch"]) if case.get("ubatch") else None,
         strategy=case.get("strategy")
         or (
             "fsdp"
