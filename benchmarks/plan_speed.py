@@ -6,7 +6,6 @@ the CLI's start-up) and the command's own median wall time in fresh processes.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import statistics
 import subprocess
@@ -42,9 +41,9 @@ def main() -> None:
         "example (train, cn)": load_scenario(EXAMPLE),
         "serve 7B (any region)": parse_scenario(SERVE, "bench"),
     }
-    many = dataclasses.replace(
-        cat,
-        offers=tuple(
+    many = cat.with_part(
+        "offers",
+        tuple(
             o.model_copy(update={"instance": f"{o.instance}#{i}"})
             for i in range(10)
             for o in cat.offers

@@ -40,3 +40,13 @@ def test_a_cached_catalog_loads_without_the_cloud_and_setup_schemas(tmp_path: Pa
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert second.returncode == 0, second.stderr
     assert second.stdout.split() == ["0", "True", "True"]
+
+
+def test_with_part_replaces_one_part_and_keeps_the_rest() -> None:
+    from gpuwise.catalog import load_catalog
+
+    cat = load_catalog()
+    fewer = cat.with_part("offers", cat.offers[:3])
+    assert len(fewer.offers) == 3 and len(cat.offers) > 3
+    assert fewer.providers == cat.providers and fewer.extra("tariff") == cat.extra("tariff")
+    assert pickle.loads(pickle.dumps(fewer)).offers == fewer.offers

@@ -63,6 +63,13 @@ class Catalog:
         """Every extra kind (unpickles them all; commands use `extra(kind)`)."""
         return {k[len(EXTRA) :]: self.parts[k] for k in self.parts if k.startswith(EXTRA)}
 
+    def with_part(self, name: str, value: Any) -> Catalog:
+        """A copy with one part replaced ("offers", "providers", "hidden_costs" or
+        "extra:<kind>"): what benchmarks and tests use to build variants of the catalog."""
+        values = {key: self.parts[key] for key in self.parts}
+        values[name] = value
+        return replace(self, parts=LazyParts(values))
+
     def gpu_by_id(self, gpu_id: str) -> Gpu:
         """The GPU with exactly this id (KeyError if none)."""
         return next(g for g in self.gpus if g.id == gpu_id)
