@@ -128,8 +128,6 @@ def rates(
     vector = vector_flops(gpu)
     per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
     used = [dec, over, path, pre] + ([deq] if deq else [])
-    if sc.power is not None and sc.power_derate(gpu) < 1.0:
-        used.append(sc.power)
     return Rates(
         bandwidth_bps=gpu.memory_bandwidth_gbps * 1e9 * dec.bandwidth_fraction,
         flops=peak * fraction,
@@ -143,7 +141,9 @@ def rates(
             "flops_fraction": round(fraction, 3),
             "matmul_ceiling": round(ceiling, 3),
             "power_derate": round(sc.power_derate(gpu), 3),
-            "sources": sorted({s for u in used for s in u.source_ids()}),
+            "sources": sorted(
+                {s for u in used for s in u.source_ids()} | set(sc.power_source_ids(gpu))
+            ),
         },
     )
 
@@ -497,9 +497,11 @@ def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float
     util = sc.train_utilisation(r.req.mode, gpu.architecture)
     ceiling = sc.matmul_entry(gpu)
     mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation
-    sources = [*util.source_ids(), *(ceiling.source_ids() if ceiling else [])]
-    if sc.power is not None and sc.power_derate(gpu) < 1.0:
-        sources += sc.power.source_ids()
+    sources = [
+        *util.source_ids(),
+        *(ceiling.source_ids() if ceiling else []),
+        *sc.power_source_ids(gpu),
+    ]
     return peak_half_flops(gpu) * sc.power_derate(gpu) * mfu, mfu, sources
 
 

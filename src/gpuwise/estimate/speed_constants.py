@@ -71,7 +71,7 @@ FIT_SOURCE = "spd-fit"
 
 
 def _plain(key: str, sep: str) -> str:
-    """A qualified key's plain form: "gddr-sm89" → "gddr", "ada lovelace sm_89" → "ada lovelace"."""
+    """A qualified architecture key's plain form: "ada lovelace sm_89" → "ada lovelace"."""
     return key.rsplit(sep, 1)[0] if sep in key else key
 
 
@@ -184,6 +184,12 @@ class SpeedConstants:
         """The share of its datasheet tensor peak the card sustains (power.py; 1 when unknown)."""
         half, _ = self.half_accumulate_factor(gpu)
         return power_derate(gpu, kernel_arch(gpu), half, self.power_refs, self.power)
+
+    def power_source_ids(self, gpu: Gpu) -> list[str]:
+        """The sources behind the card's derate, when it has one (to cite beside the rate)."""
+        if self.power is None or self.power_derate(gpu) >= 1.0:
+            return []
+        return self.power.source_ids()
 
     def with_fitted(
         self,
