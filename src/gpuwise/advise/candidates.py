@@ -1,13 +1,19 @@
-"""Every hardware option a scenario could use: cards to buy (1/2/4/8) and cloud offers by billing.
+"""Every hardware option a scenario could use: what can be bought and cloud offers by billing.
 
-Options the scenario or the market rules out are kept aside with the rule that dropped them, so
-the report can say why they are missing: data may not leave, domestic hardware only, the region,
-chips that are only rented (TPU, Trainium), cards a buyer in China cannot buy new under export
-rules, and spot capacity for a job that cannot take interruptions.
+Only purchasable units are bought: a PCIe card (1/2/4/8 in a sized host), or a whole system from
+the catalog (a server or workstation SKU; SXM, OAM and module parts come only this way, so a job
+that needs 2 GPUs of an 8-GPU-only part buys the server and leaves 6 idle). Options the scenario
+or the market rules out are kept aside with the rule that dropped them, so the report can say
+why they are missing: data may not leave, domestic hardware only, the region, chips that are
+only rented (TPU, Trainium), cards a buyer in China cannot buy new under export rules, parts
+sold only in systems the catalog does not list or not sold in the buyer's market, cards that
+cannot train with the job's framework, and spot capacity for a job that cannot take
+interruptions.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from gpuwise.advise.regions import offer_in_region
@@ -16,6 +22,15 @@ from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_advise import Region
 from gpuwise.catalog.schema_cloud import Offer, Provider
+from gpuwise.catalog.schema_systems import Market, PurchasableSystem
+from gpuwise.catalog.systems import (
+    market_of,
+    market_prices,
+    sold_as_system,
+    sold_in,
+    systems_for,
+    training_refusal,
+)
 
 CARD_COUNTS = (1, 2, 4, 8)
 DOMESTIC_VENDORS = ("huawei",)
@@ -24,10 +39,12 @@ DOMESTIC_VENDORS = ("huawei",)
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to get the hardware: own `cards` × `gpu`, or rent `offer` in `billing` mode.
+    """One way to get the hardware: own `cards` × `gpu`, own `systems` × `system`, or rent
+    `offer` in `billing` mode.
 
     `count` is the number of devices the job runs on (a multi-chip card such as the Atlas
-    300I Duo holds two); `cards` is what is bought or rented.
+    300I Duo holds two); `cards` is what is bought or rented. A system may hold more devices
+    than the job uses (`idle_devices`): they are bought all the same.
     """
 
     kind: str
@@ -39,12 +56,26 @@ class Candidate:
     already_owned: bool = False
     unpriced_card: bool = False
     cards: int = 0
+    system: PurchasableSystem | None = None
+    systems: int = 0
+    market: Market = "global"
+
+    @property
+    def idle_devices(self) -> int:
+        """Devices bought in the system(s) that this job leaves unused."""
+        if self.system is None:
+            return 0
+        return self.systems * self.system.gpus * self.gpu.devices_per_card - self.count
 
     @property
     def label(self) -> str:
-        """Human-readable id: 'own:rtx-4090×2' or 'aliyun:ecs.gn7i:spot'."""
+        """Human-readable id: 'own:rtx-4090×2', 'own:hgx-h20-8gpu×1[2/8]' (2 of its 8 devices
+        used) or 'aliyun:ecs.gn7i:spot'."""
         if self.offer and self.provider:
             return f"{self.provider.id}:{self.offer.instance}:{self.billing}"
+        if self.system is not None:
+            used = f"[{self.count}/{self.count + self.idle_devices}]" if self.idle_devices else ""
+            return f"own:{self.system.id}×{self.systems}{used}"
         return f"own:{self.gpu.id}×{self.cards or self.count}"
 
 
@@ -78,18 +109,73 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     return True
 
 
-def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet) -> None:
-    for gpu in cat.gpus:
-        if not _buyable(s, gpu, buyer, out):
+def _can_train(cat: Catalog, s: Scenario, gpu: Gpu, out: CandidateSet) -> bool:
+    """A training job is never offered a card that cannot train with its frameworks."""
+    if s.workload.kind != "train":
+        return True
+    if training_refusal(cat, gpu.id, s.feature_names()) is None:
+        return True
+    out.drop("cannot-train", gpu.id)
+    return False
+
+
+def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet) -> None:
+    """1, 2, 4, 8 cards of a part bought singly (a PCIe card in a sized host, an Apple Mac)."""
+    most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
+    for cards in CARD_COUNTS:
+        devices = cards * gpu.devices_per_card
+        if cards > most or devices > s.max_gpus:
+            break
+        out.items.append(Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards))
+
+
+def system_device_counts(per_system: int, max_devices: int) -> list[int]:
+    """Device counts a job may use of whole systems holding `per_system` devices each: the
+    planner's counts up to one system's size, and whole multiples beyond it, up to the
+    scenario's limit (so CARD_COUNTS past 8 buy N systems)."""
+    counts = [c for c in CARD_COUNTS if c <= max_devices and (c <= per_system or c % per_system == 0)]
+    if per_system <= max_devices and per_system not in counts:
+        counts.append(per_system)
+    return sorted(counts)
+
+
+def _own_systems(
+    s: Scenario, gpu: Gpu, systems: list[PurchasableSystem], market: Market, out: CandidateSet
+) -> None:
+    """Whole systems carrying the part, each at every device count the job may use of it."""
+    for system in systems:
+        if not sold_in(system, market):
+            out.drop("system-not-sold-here", system.id)
             continue
-        most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
-        for cards in CARD_COUNTS:
-            devices = cards * gpu.devices_per_card
-            if cards > most or devices > s.max_gpus:
-                break
+        per = system.gpus * gpu.devices_per_card
+        unpriced = not market_prices(system, market)
+        for devices in system_device_counts(per, s.max_gpus):
+            n = math.ceil(devices / per)
             out.items.append(
-                Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards)
+                Candidate(
+                    "own",
+                    gpu,
+                    devices,
+                    unpriced_card=unpriced,
+                    cards=n * system.gpus,
+                    system=system,
+                    systems=n,
+                    market=market,
+                )
             )
+
+
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet) -> None:
+    market = market_of(buyer)
+    for gpu in cat.gpus:
+        if not _buyable(s, gpu, buyer, out) or not _can_train(cat, s, gpu, out):
+            continue
+        systems = systems_for(cat, gpu.id)
+        if not sold_as_system(gpu):
+            _own_cards(s, gpu, out)
+        elif not systems:
+            out.drop("no-system-listed", gpu.id)
+        _own_systems(s, gpu, systems, market, out)
     for owned in s.owns:
         gpu = cat.gpu(owned.gpu)
         devices = owned.count * gpu.devices_per_card
@@ -125,12 +211,16 @@ def offer_devices(offer: Offer, gpu: Gpu) -> int:
 def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -> None:
     spot_ok = s.spot_allowed()
     gpus = {g.id: g for g in cat.gpus}
+    trains = {g.id: _can_train(cat, s, g, CandidateSet()) for g in cat.gpus}
     eligible = []
     for offer in cat.offers:
         provider = cat.providers.get(offer.provider)
         if provider is None or offer.gpu_count < 1:
             continue
         gpu = gpus[offer.gpu]
+        if not trains[gpu.id]:
+            out.drop("cannot-train", gpu.id)
+            continue
         if _offer_ok(s, region, provider, offer, gpu, out):
             eligible.append((offer, provider, gpu))
     for offer, provider, gpu in _cheapest_per_configuration(eligible, out):

@@ -19,10 +19,11 @@ from gpuwise.catalog import Catalog
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
 from gpuwise.cost.model import PriceRef, busy_hours_per_month
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
+from gpuwise.cost.system import as_system_cost, resolve_system
 from gpuwise.errors import UserError
 
 Fired = tuple[str, dict[str, Any]]
-CAPEX_ITEMS = {"cards", "host", "compute"}
+CAPEX_ITEMS = {"cards", "host", "system", "compute"}
 """Items without which a total is only a floor: the hardware, or the instance itself."""
 
 
@@ -69,6 +70,22 @@ class Option:
         return not self.unchecked
 
 
+def best_use_of_each_system(ranked: list[Option]) -> list[Option]:
+    """Only the best-ranked way to use each system purchase: the same servers bought with
+    fewer or more of their devices busy are the same money spent, so the list shows it once."""
+    seen: set[tuple[str, int]] = set()
+    out: list[Option] = []
+    for o in ranked:
+        c = o.candidate
+        if c.system is not None and not c.already_owned:
+            key = (c.system.id, c.systems)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(o)
+    return out
+
+
 def incomplete_capex(o: Option) -> bool:
     """The card, host or instance has no price: the total is a floor, not a cost to rank by."""
     return bool(CAPEX_ITEMS & set(o.cost.unpriced))
@@ -99,6 +116,8 @@ def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -
     """Cost the candidate over the project; None when the catalog cannot build or price it."""
     busy, run_hours = usage_hours(s, sized)
     try:
+        if c.kind == "own" and c.system is not None and not c.already_owned:
+            return _price_system(cat, ctx, c, sized, busy, run_hours, s)
         if c.kind == "own":
             own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.count, own_options(s, c))
             cost = own_cost(own.spec, busy, s.months)
@@ -127,6 +146,26 @@ def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -
         return option
     except UserError:
         return None
+
+
+def _price_system(
+    cat: Catalog,
+    ctx: Context,
+    c: Candidate,
+    sized: Sized,
+    busy: float,
+    run_hours: float | None,
+    s: Scenario,
+) -> Option:
+    """A whole system: its price covers the host, so no host is added; unused devices idle."""
+    assert c.system is not None
+    own = resolve_system(cat, ctx, c.system, c.systems, c.count, OwnOptions(), c.market)
+    cost = as_system_cost(own_cost(own.spec, busy, s.months), own.system_priced)
+    stale = sum(p.stale for p in own.prices)
+    option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
+    option.platform = own.platform
+    option.prices = own.prices
+    return option
 
 
 def own_options(s: Scenario, c: Candidate) -> OwnOptions:

@@ -27,6 +27,9 @@ def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
         "vendor": c.gpu.vendor,
         "count": c.cards or c.count,
         "devices": c.count,
+        "system": c.system.id if c.system else None,
+        "systems": c.systems if c.system else None,
+        "idle_devices": c.idle_devices,
         "provider": c.provider.id if c.provider else None,
         "provider_name": provider_name(cat, c.provider.id) if c.provider else None,
         "instance": c.offer.instance if c.offer else None,
@@ -100,7 +103,7 @@ def _first_line(plan: Plan) -> str:
     """Buy or rent, with the cost; a total with unpriced parts is called a floor, not the least."""
     a, best, cur = plan.answers, plan.options[0], plan.currency
     c = best.candidate
-    if {"cards", "host"} & set(best.cost.unpriced):
+    if {"cards", "host", "system"} & set(best.cost.unpriced):
         return t("plan.answer_unpriced", card=c.gpu.id)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
     if best.cost.unpriced:
@@ -116,7 +119,19 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     if not plan.options:
         return [t("plan.answer_only_unchecked" if plan.unchecked else "plan.answer_none")]
     lines = [_first_line(plan)]
-    lines.append(t("plan.answer_card", vendor=a["vendor"], card=a["card"], count=a["count"]))
+    if a.get("system"):
+        lines.append(
+            t(
+                "plan.answer_system",
+                vendor=a["vendor"],
+                system=a["system"],
+                count=a["systems"],
+                cards=a["count"],
+                card=a["card"],
+            )
+        )
+    else:
+        lines.append(t("plan.answer_card", vendor=a["vendor"], card=a["card"], count=a["count"]))
     if a["cloud"]:
         lines.append(
             t(
