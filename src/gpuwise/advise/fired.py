@@ -25,12 +25,13 @@ def money(amount: float, currency: str) -> str:
 def _label(o: Option) -> str:
     """An option as people read it: 'rtx-4090×2', or '算家云 RTX 4090 ×1 (按量) (rtx-4090×1)'."""
     c = o.candidate
+    machines = t("plan.machines_short", n=c.nodes) if c.nodes > 1 else ""
     if c.kind == "own":
-        return f"{c.gpu.id}×{c.cards or c.count}"
+        return f"{c.gpu.id}×{c.cards or c.count}{machines}"
     assert c.provider and c.offer
     name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
     billing = t(f"billing.{c.billing}")
-    return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.count})"
+    return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.count}){machines}"
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:

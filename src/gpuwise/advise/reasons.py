@@ -155,6 +155,15 @@ def option_risks(
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
+    if o.sized.network_assumed:
+        o.risks.append(
+            ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})
+        )
+    if c.kind == "own" and c.nodes > 1:
+        o.risks.append(("risk.cluster_network_unpriced", {"n": c.nodes}))
+    if o.sized.compressed_for_target:
+        fitted = o.sized.compressed_for_target
+        o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))
     if o.sized.support == "partial" and choice and o.sized.quant in choice.verdicts:
         v = choice.verdicts[o.sized.quant]
         notes = {"note_en": v.note_en, "note_zh": v.note_zh}

@@ -27,6 +27,7 @@ def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
         "vendor": c.gpu.vendor,
         "count": c.cards or c.count,
         "devices": c.count,
+        "machines": c.nodes,
         "provider": c.provider.id if c.provider else None,
         "provider_name": provider_name(cat, c.provider.id) if c.provider else None,
         "instance": c.offer.instance if c.offer else None,
