@@ -14,7 +14,7 @@ from gpuwise.advise.plan import Plan, make_plan, workload_model
 from gpuwise.advise.regions import in_region
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
-from tests.advise.invariants import check_plan
+from tests.advise.invariants import check_fixes, check_plan
 
 TODAY = dt.date(2026, 12, 2)
 SCENARIOS = yaml.safe_load((Path(__file__).parent / "scenarios.yaml").read_text("utf-8"))
@@ -46,6 +46,7 @@ def test_scenario(case: dict[str, Any]) -> None:
     cat = load_catalog()
     plan = plan_of(case)
     check_plan(cat, plan)
+    check_fixes(cat, plan, TODAY)
     for key, want in case.get("expect", {}).items():
         EXPECT[key](plan, want)
 

@@ -248,8 +248,16 @@ def _classify(
     return ranked, unchecked, infeasible
 
 
-def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | None = None) -> Plan:
-    """Rank every option for the scenario (pure: the catalog and today come in)."""
+def make_plan(
+    cat: Catalog,
+    s: Scenario,
+    today: dt.date,
+    cny_per_usd: float | None = None,
+    fixes: bool = True,
+) -> Plan:
+    """Rank every option for the scenario (pure: the catalog and today come in). With no
+    option ranked, `fixes` plans again with each change that could help and keeps those that
+    do (advise/fixes.py)."""
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
@@ -288,11 +296,12 @@ def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | No
         examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]
         plan.assumptions.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
-    from gpuwise.advise.fired import fire_rules, suggest_fixes
+    from gpuwise.advise.fired import fire_rules
+    from gpuwise.advise.fixes import Replan, suggest_fixes
 
     plan.rules = fire_rules(cat, plan, ctx)
-    if not ranked:
-        plan.suggestions = suggest_fixes(cat, s, plan)
+    if not ranked and fixes:
+        plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd))
     return plan
 
 
