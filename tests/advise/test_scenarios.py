@@ -125,6 +125,13 @@ EXPECT: dict[str, Any] = {
     "not_bought_new": lambda p, w: _check(
         _best(p).candidate.kind == "rent" or _best(p).candidate.already_owned, "bought new"
     ),
+    "min_machines": lambda p, w: _check(_best(p).candidate.nodes >= w, _best(p).candidate.label),
+    "network_stated": lambda p, w: _check(
+        (not _best(p).sized.network_assumed) == w, _best(p).candidate.label
+    ),
+    "suggestion_ids": lambda p, w: _check(
+        set(w) <= {k for k, _ in p.suggestions}, [k for k, _ in p.suggestions]
+    ),
     "considered_vendor": lambda p, w: _check(
         any(o.candidate.gpu.vendor == w for o in (*p.options, *p.infeasible)), w
     ),
