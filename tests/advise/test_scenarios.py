@@ -14,7 +14,7 @@ from gpuwise.advise.plan import Plan, make_plan, workload_model
 from gpuwise.advise.regions import in_region
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
-from tests.advise.invariants import check_plan
+from tests.advise.invariants import check_fixes, check_plan
 
 TODAY = dt.date(2026, 12, 2)
 SCENARIOS = yaml.safe_load((Path(__file__).parent / "scenarios.yaml").read_text("utf-8"))
@@ -46,6 +46,7 @@ def test_scenario(case: dict[str, Any]) -> None:
     cat = load_catalog()
     plan = plan_of(case)
     check_plan(cat, plan)
+    check_fixes(cat, plan, TODAY)
     for key, want in case.get("expect", {}).items():
         EXPECT[key](plan, want)
 
@@ -124,6 +125,13 @@ EXPECT: dict[str, Any] = {
     "not_bought_new": lambda p, w: _check(
         _best(p).candidate.kind == "rent" or _best(p).candidate.already_owned, "bought new"
     ),
+    "min_machines": lambda p, w: _check(_best(p).candidate.nodes >= w, _best(p).candidate.label),
+    "network_stated": lambda p, w: _check(
+        (not _best(p).sized.network_assumed) == w, _best(p).candidate.label
+    ),
+    "suggestion_ids": lambda p, w: _check(
+        set(w) <= {k for k, _ in p.suggestions}, [k for k, _ in p.suggestions]
+    ),
     "considered_vendor": lambda p, w: _check(
         any(o.candidate.gpu.vendor == w for o in (*p.options, *p.infeasible)), w
     ),
@@ -147,6 +155,54 @@ EXPECT: dict[str, Any] = {
         all(not o.cost.unpriced or "cards" not in o.cost.unpriced for o in p.options), "unpriced"
     ),
 }
+
+
+def _all_options(plan: Plan) -> tuple[Any, ...]:
+    return (*plan.options, *plan.unchecked, *plan.infeasible, *plan.set_aside)
+
+
+def _cheapest_infeasible(plan: Plan) -> Any:
+    assert plan.infeasible, "no infeasible option"
+    return min(plan.infeasible, key=lambda o: o.cost.total)
+
+
+def _system_id(o: Any) -> str | None:
+    return o.candidate.system.id if o.candidate.system else None
+
+
+def _own_gpu_only_as_system(plan: Plan, want: dict[str, Any]) -> None:
+    for o in _all_options(plan):
+        c = o.candidate
+        if c.kind == "own" and not c.already_owned and c.gpu.id in want:
+            _check_in(_system_id(o), want[c.gpu.id])
+
+
+def _within_budget_total(plan: Plan, _: bool) -> None:
+    s = plan.scenario
+    assert s.budget and plan.options
+    for o in plan.options:
+        assert o.cost.total <= s.budget.amount + 1e-6, o.candidate.label
+
+
+SYSTEM_EXPECT: dict[str, Any] = {
+    "no_ranked": lambda p, w: _check(not p.options, [o.candidate.label for o in p.options]),
+    "cheapest_infeasible_system": lambda p, w: _check_in(
+        _system_id(_cheapest_infeasible(p)), w
+    ),
+    "cheapest_infeasible_idle": lambda p, w: _check(
+        _cheapest_infeasible(p).candidate.idle_devices == w, _cheapest_infeasible(p).candidate
+    ),
+    "top_form_factor": lambda p, w: _check_in(_best(p).candidate.gpu.form_factor, w),
+    "top_not_system": lambda p, w: _check(_best(p).candidate.system is None, _best(p).candidate),
+    "top_system_in": lambda p, w: _check_in(_system_id(_best(p)), w),
+    "gpu_never": lambda p, w: _check(
+        not [o.candidate.label for o in _all_options(p) if o.candidate.gpu.id in w], w
+    ),
+    "dropped_rule": lambda p, w: _check(p.dropped.get(w, 0) > 0, p.dropped),
+    "own_gpu_only_as_system": _own_gpu_only_as_system,
+    "within_budget_total": _within_budget_total,
+}
+EXPECT.update(SYSTEM_EXPECT)
 
 
 def _check(ok: object, what: object) -> None:

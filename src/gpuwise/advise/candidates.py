@@ -13,7 +13,6 @@ interruptions.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from gpuwise.advise.regions import offer_in_region
@@ -56,27 +55,41 @@ class Candidate:
     already_owned: bool = False
     unpriced_card: bool = False
     cards: int = 0
+    nodes: int = 1
+    """Machines of `cards` cards (own), of the system (own, `system`) or of the offer (rent)
+    joined for one job: `count` is the devices of all of them."""
     system: PurchasableSystem | None = None
-    systems: int = 0
+    """The server or workstation SKU bought whole (its `cards` are the system's cards)."""
     market: Market = "global"
+
+    @property
+    def node_devices(self) -> int:
+        """Devices in one machine."""
+        return self.count // self.nodes
+
+    @property
+    def systems(self) -> int:
+        """Whole systems bought (0 for cards in a host and for rentals)."""
+        return self.nodes if self.system is not None else 0
 
     @property
     def idle_devices(self) -> int:
         """Devices bought in the system(s) that this job leaves unused."""
         if self.system is None:
             return 0
-        return self.systems * self.system.gpus * self.gpu.devices_per_card - self.count
+        return self.nodes * self.system.gpus * self.gpu.devices_per_card - self.count
 
     @property
     def label(self) -> str:
-        """Human-readable id: 'own:rtx-4090×2', 'own:hgx-h20-8gpu×1[2/8]' (2 of its 8 devices
-        used) or 'aliyun:ecs.gn7i:spot'."""
+        """Human-readable id: 'own:rtx-4090×2', 'own:hgx-h20-8gpu×1[2/8]' (one system, 2 of
+        its 8 devices used) or 'aliyun:ecs.gn7i:spot'."""
+        machines = f"×{self.nodes}nodes" if self.nodes > 1 else ""
         if self.offer and self.provider:
-            return f"{self.provider.id}:{self.offer.instance}:{self.billing}"
+            return f"{self.provider.id}:{self.offer.instance}:{self.billing}{machines}"
         if self.system is not None:
             used = f"[{self.count}/{self.count + self.idle_devices}]" if self.idle_devices else ""
-            return f"own:{self.system.id}×{self.systems}{used}"
-        return f"own:{self.gpu.id}×{self.cards or self.count}"
+            return f"own:{self.system.id}×{self.nodes}{used}"
+        return f"own:{self.gpu.id}×{self.cards or self.count}{machines}"
 
 
 @dataclass
@@ -119,63 +132,86 @@ def _can_train(cat: Catalog, s: Scenario, gpu: Gpu, out: CandidateSet) -> bool:
     return False
 
 
-def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet) -> None:
-    """1, 2, 4, 8 cards of a part bought singly (a PCIe card in a sized host, an Apple Mac)."""
+def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet, min_node: int) -> None:
+    """1, 2, 4, 8 cards of a part bought singly (a PCIe card in a sized host, an Apple Mac),
+    and N full hosts of them where the job may scale out."""
     most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
     for cards in CARD_COUNTS:
         devices = cards * gpu.devices_per_card
         if cards > most or devices > s.max_gpus:
             break
         out.items.append(Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards))
+    if not gpu.whole_system and most == gpu.max_per_host:
+        full = most * gpu.devices_per_card
+        for nodes in machine_counts(full, s, min_node):
+            out.items.append(
+                Candidate(
+                    "own",
+                    gpu,
+                    full * nodes,
+                    unpriced_card=not gpu.prices,
+                    cards=most,
+                    nodes=nodes,
+                )
+            )
 
 
-def system_device_counts(per_system: int, max_devices: int) -> list[int]:
-    """Device counts a job may use of whole systems holding `per_system` devices each: the
-    planner's counts up to one system's size, and whole multiples beyond it, up to the
-    scenario's limit (so CARD_COUNTS past 8 buy N systems)."""
-    counts = [c for c in CARD_COUNTS if c <= max_devices and (c <= per_system or c % per_system == 0)]
-    if per_system <= max_devices and per_system not in counts:
-        counts.append(per_system)
-    return sorted(counts)
+def system_uses(per_system: int, s: Scenario, min_node: int) -> list[tuple[int, int]]:
+    """(devices used, systems bought) for systems of `per_system` devices: one system at the
+    planner's counts below its size and at its size (a job limited to fewer devices still buys
+    the whole system and leaves the rest idle), then N whole systems where the job may scale out
+    (the same rule as N hosts of cards)."""
+    counts = [c for c in CARD_COUNTS if c < per_system and c <= s.max_gpus]
+    uses = [(c, 1) for c in counts]
+    if per_system <= s.max_gpus or not counts:
+        uses.append((per_system, 1))
+    return uses + [(per_system * n, n) for n in machine_counts(per_system, s, min_node)]
 
 
 def _own_systems(
-    s: Scenario, gpu: Gpu, systems: list[PurchasableSystem], market: Market, out: CandidateSet
+    s: Scenario,
+    gpu: Gpu,
+    systems: list[PurchasableSystem],
+    market: Market,
+    out: CandidateSet,
+    min_node: int,
 ) -> None:
-    """Whole systems carrying the part, each at every device count the job may use of it."""
+    """Whole systems carrying the part: one system at every device count the job may use of
+    it (1, 2, 4 … up to the system's size; the rest idle), and N systems where it scales out."""
     for system in systems:
         if not sold_in(system, market):
             out.drop("system-not-sold-here", system.id)
             continue
         per = system.gpus * gpu.devices_per_card
         unpriced = not market_prices(system, market)
-        for devices in system_device_counts(per, s.max_gpus):
-            n = math.ceil(devices / per)
+        for devices, nodes in system_uses(per, s, min_node):
             out.items.append(
                 Candidate(
                     "own",
                     gpu,
                     devices,
                     unpriced_card=unpriced,
-                    cards=n * system.gpus,
+                    cards=system.gpus,
+                    nodes=nodes,
                     system=system,
-                    systems=n,
                     market=market,
                 )
             )
 
 
-def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet) -> None:
+def _own(
+    cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int
+) -> None:
     market = market_of(buyer)
     for gpu in cat.gpus:
         if not _buyable(s, gpu, buyer, out) or not _can_train(cat, s, gpu, out):
             continue
         systems = systems_for(cat, gpu.id)
         if not sold_as_system(gpu):
-            _own_cards(s, gpu, out)
+            _own_cards(s, gpu, out, min_node)
         elif not systems:
             out.drop("no-system-listed", gpu.id)
-        _own_systems(s, gpu, systems, market, out)
+        _own_systems(s, gpu, systems, market, out, min_node)
     for owned in s.owns:
         gpu = cat.gpu(owned.gpu)
         devices = owned.count * gpu.devices_per_card
@@ -202,13 +238,34 @@ def _offer_ok(
     return offer_devices(offer, gpu) <= s.max_gpus
 
 
+def machine_counts(node_devices: int, s: Scenario, min_node_devices: int) -> list[int]:
+    """2, 4, 8 … machines of `node_devices` while the job stays within the scenario's
+    `max_gpus`: scale-out beyond one machine, only for machines big enough to be cluster nodes
+    (catalog plan_assumption `scale_out_min_node_gpus`) and never for local chat. A service is
+    scaled out (one replica per machine) only to meet a throughput target: replicas add speed,
+    not room for a model that one machine cannot hold."""
+    w = s.workload
+    if node_devices < min_node_devices or w.kind == "local":
+        return []
+    if w.kind == "serve" and not w.target_tokens_per_s:
+        return []
+    max_gpus = s.max_gpus
+    out, nodes = [], 2
+    while node_devices * nodes <= max_gpus:
+        out.append(nodes)
+        nodes *= 2
+    return out
+
+
 def offer_devices(offer: Offer, gpu: Gpu) -> int:
     """Devices an offer gives when rented as sold (whole nodes where it is sold per node)."""
     gpus = offer.node_gpus or offer.gpu_count
     return max(1, int(gpus)) * gpu.devices_per_card
 
 
-def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -> None:
+def _rent(
+    cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet, min_node: int
+) -> None:
     spot_ok = s.spot_allowed()
     gpus = {g.id: g for g in cat.gpus}
     trains = {g.id: _can_train(cat, s, g, CandidateSet()) for g in cat.gpus}
@@ -218,11 +275,12 @@ def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -
         if provider is None or offer.gpu_count < 1:
             continue
         gpu = gpus[offer.gpu]
-        if not trains[gpu.id]:
-            out.drop("cannot-train", gpu.id)
+        if not _offer_ok(s, region, provider, offer, gpu, out):
             continue
-        if _offer_ok(s, region, provider, offer, gpu, out):
+        if trains[gpu.id]:
             eligible.append((offer, provider, gpu))
+        else:
+            out.drop("cannot-train", gpu.id)
     for offer, provider, gpu in _cheapest_per_configuration(eligible, out):
         for price in offer.prices:
             if price.billing == "spot" and not spot_ok:
@@ -232,6 +290,19 @@ def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -
             out.items.append(
                 Candidate("rent", gpu, count, offer, provider, price.billing, cards=count)
             )
+            for nodes in machine_counts(count, s, min_node):
+                out.items.append(
+                    Candidate(
+                        "rent",
+                        gpu,
+                        count * nodes,
+                        offer,
+                        provider,
+                        price.billing,
+                        cards=count,
+                        nodes=nodes,
+                    )
+                )
 
 
 Eligible = tuple[Offer, Provider, Gpu]
@@ -260,6 +331,8 @@ def _cheapest_per_configuration(offers: list[Eligible], out: CandidateSet) -> li
 def candidates(cat: Catalog, s: Scenario, region: Region | None, buyer: str | None) -> CandidateSet:
     """All own and rent options the scenario allows."""
     out = CandidateSet()
-    _own(cat, s, buyer, out)
-    _rent(cat, s, region, out)
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
+    min_node = int(values["scale_out_min_node_gpus"])
+    _own(cat, s, buyer, out, min_node)
+    _rent(cat, s, region, out, min_node)
     return out

@@ -100,7 +100,7 @@ def _system_rules(o: Option) -> None:
     assert c.system is not None
     if sold_as_system(g):
         params = {"gpu": g.id, "form": g.form_factor.upper(), "system": c.system.id}
-        o.rules.append(("bought-as-system", {**params, "count": c.systems, "cards": c.cards}))
+        o.rules.append(("bought-as-system", {**params, "count": c.systems, "cards": c.cards * c.nodes}))
     if c.idle_devices:
         total = c.count + c.idle_devices
         o.risks.append(
@@ -175,6 +175,15 @@ def option_risks(
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
+    if o.sized.network_assumed:
+        o.risks.append(
+            ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})
+        )
+    if c.kind == "own" and c.nodes > 1:
+        o.risks.append(("risk.cluster_network_unpriced", {"n": c.nodes}))
+    if o.sized.compressed_for_target:
+        fitted = o.sized.compressed_for_target
+        o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))
     if o.sized.support == "partial" and choice and o.sized.quant in choice.verdicts:
         v = choice.verdicts[o.sized.quant]
         notes = {"note_en": v.note_en, "note_zh": v.note_zh}

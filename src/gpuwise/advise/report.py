@@ -27,8 +27,9 @@ def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
         "vendor": c.gpu.vendor,
         "count": c.cards or c.count,
         "devices": c.count,
+        "machines": c.nodes,
         "system": c.system.id if c.system else None,
-        "systems": c.systems if c.system else None,
+        "systems": c.nodes if c.system else None,
         "idle_devices": c.idle_devices,
         "provider": c.provider.id if c.provider else None,
         "provider_name": provider_name(cat, c.provider.id) if c.provider else None,
@@ -126,7 +127,7 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
                 vendor=a["vendor"],
                 system=a["system"],
                 count=a["systems"],
-                cards=a["count"],
+                cards=a["count"] * a["systems"],
                 card=a["card"],
             )
         )

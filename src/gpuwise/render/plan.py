@@ -39,9 +39,13 @@ def _hardware(o: dict[str, Any]) -> str:
         text = f"{o['system']}×{o['systems']}"
         if o.get("idle_devices"):
             total = o["devices"] + o["idle_devices"]
-            text += " " + t("plan.system_uses", used=o["devices"], total=total)
+            uses = t("plan.system_uses", used=o["devices"], total=total)
+            text += uses if uses.startswith("（") else " " + uses
         return text
     text = f"{o['gpu']}×{o['count']}"
+    machines = o.get("machines", 1)
+    if machines > 1:
+        return t("plan.machines", hardware=text, n=machines, devices=o["devices"])
     if o.get("devices", o["count"]) != o["count"]:
         text += " " + t("plan.devices", n=o["devices"])
     return text
