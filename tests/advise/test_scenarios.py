@@ -186,9 +186,7 @@ def _within_budget_total(plan: Plan, _: bool) -> None:
 
 SYSTEM_EXPECT: dict[str, Any] = {
     "no_ranked": lambda p, w: _check(not p.options, [o.candidate.label for o in p.options]),
-    "cheapest_infeasible_system": lambda p, w: _check_in(
-        _system_id(_cheapest_infeasible(p)), w
-    ),
+    "cheapest_infeasible_system": lambda p, w: _check_in(_system_id(_cheapest_infeasible(p)), w),
     "cheapest_infeasible_idle": lambda p, w: _check(
         _cheapest_infeasible(p).candidate.idle_devices == w, _cheapest_infeasible(p).candidate
     ),

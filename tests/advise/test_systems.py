@@ -25,7 +25,9 @@ def plan_for(data: dict[str, Any]) -> Plan:
 
 def _owned_new(plan: Plan) -> list[Candidate]:
     every = (*plan.options, *plan.unchecked, *plan.infeasible)
-    return [o.candidate for o in every if o.candidate.kind == "own" and not o.candidate.already_owned]
+    return [
+        o.candidate for o in every if o.candidate.kind == "own" and not o.candidate.already_owned
+    ]
 
 
 def test_lora_is_never_planned_on_an_atlas_300i_duo() -> None:

@@ -199,9 +199,7 @@ def _own_systems(
             )
 
 
-def _own(
-    cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int
-) -> None:
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
     market = market_of(buyer)
     for gpu in cat.gpus:
         if not _buyable(s, gpu, buyer, out) or not _can_train(cat, s, gpu, out):

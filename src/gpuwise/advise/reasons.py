@@ -100,7 +100,9 @@ def _system_rules(o: Option) -> None:
     assert c.system is not None
     if sold_as_system(g):
         params = {"gpu": g.id, "form": g.form_factor.upper(), "system": c.system.id}
-        o.rules.append(("bought-as-system", {**params, "count": c.systems, "cards": c.cards * c.nodes}))
+        o.rules.append(
+            ("bought-as-system", {**params, "count": c.systems, "cards": c.cards * c.nodes})
+        )
     if c.idle_devices:
         total = c.count + c.idle_devices
         o.risks.append(

@@ -201,7 +201,6 @@ def pick_system(
     return best, math.ceil(cards / best.gpus)
 
 
-
 def resolve_purchase(
     cat: Catalog, ctx: Context, name: str, count: int, opts: OwnOptions | None = None
 ) -> ResolvedOwn:
