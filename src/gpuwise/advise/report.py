@@ -105,7 +105,7 @@ def _first_line(plan: Plan) -> str:
     a, best, cur = plan.answers, plan.options[0], plan.currency
     c = best.candidate
     if {"cards", "host", "system"} & set(best.cost.unpriced):
-        return t("plan.answer_unpriced", card=c.gpu.id)
+        return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
     if best.cost.unpriced:
         items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
@@ -120,19 +120,20 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     if not plan.options:
         return [t("plan.answer_only_unchecked" if plan.unchecked else "plan.answer_none")]
     lines = [_first_line(plan)]
-    if a.get("system"):
-        lines.append(
-            t(
-                "plan.answer_system",
-                vendor=a["vendor"],
-                system=a["system"],
-                count=a["systems"],
-                cards=a["count"] * a["systems"],
-                card=a["card"],
-            )
+    gpu = plan.options[0].candidate.gpu
+    vendor = t(f"vendor.{a['vendor']}")
+    if t(f"vendor.{a['vendor']}", lang="en").lower() in gpu.name.lower():
+        vendor = ""  # the card's name says it: 'Huawei Atlas 300I Duo', not '华为 Huawei …'
+    card = f"{vendor} {gpu.name}".strip()
+    system = plan.options[0].candidate.system
+    if system is not None:
+        cards = a["count"] * a["systems"]
+        line = t(
+            "plan.answer_system", system=system.name, count=a["systems"], cards=cards, card=card
         )
+        lines.append(line)
     else:
-        lines.append(t("plan.answer_card", vendor=a["vendor"], card=a["card"], count=a["count"]))
+        lines.append(t("plan.answer_card", card=card, count=a["count"]))
     if a["cloud"]:
         lines.append(
             t(
