@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
@@ -87,6 +87,54 @@ def _draw(
     return used_share * load_w + (1 - used_share) * idle_w, idle_w
 
 
+@dataclass(frozen=True)
+class _Price:
+    """The price per card a system's bill spreads, the dated price it rests on and its date."""
+
+    per_card: float
+    ref: PriceRef | None
+    priced: bool
+
+
+def _per_card(
+    system: PurchasableSystem, ctx: Context, market: Market, opts: OwnOptions, notes: list[Note]
+) -> _Price:
+    """The user's per-card price, else the market's system price over its cards, else 0 and
+    unpriced (said in a note)."""
+    if opts.card_price is not None:
+        notes.append(Note.of("cost.note_system_user_price", system=system.id))
+        return _Price(opts.card_price, None, True)
+    priced = system_price(system, ctx, market)
+    if priced is None:
+        notes.append(Note.of("cost.note_system_unpriced", system=system.id, market=market))
+        return _Price(0.0, None, False)
+    return _Price(priced[0] / system.gpus, priced[1], True)
+
+
+def _host_draw(
+    cat: Catalog, system: PurchasableSystem, gpu: Gpu, systems: int, opts: OwnOptions
+) -> tuple[float, float, str]:
+    """(busy draw, idle draw, PUE preset) of the rest of the machines: the catalog platform of
+    the system's kind stands for its CPUs, fans, switches and NICs."""
+    platform = _platform(cat, system, gpu)
+    if platform is None:
+        return 0.0, 0.0, opts.pue or "datacenter"
+    cards = systems * system.gpus
+    busy = systems * platform.load_w + cards * platform.load_w_per_gpu
+    return busy, systems * platform.idle_w, opts.pue or platform.pue
+
+
+def _use_notes(system: PurchasableSystem, gpu: Gpu, systems: int, used: int) -> list[Note]:
+    cards = systems * system.gpus
+    devices = cards * gpu.devices_per_card
+    notes = [Note.of("cost.note_system", system=system.id, count=systems, cards=cards, gpu=gpu.id)]
+    if used < devices:
+        idle = devices - used
+        params = {"system": system.id, "used": used, "total": devices, "idle": idle}
+        notes.append(Note.of("cost.note_system_idle", **params))
+    return notes
+
+
 def resolve_system(
     cat: Catalog,
     ctx: Context,
@@ -102,53 +150,26 @@ def resolve_system(
     if systems < 1:
         raise UserError("cost.bad_count", value=systems)
     gpu = cat.gpu_by_id(system.gpu)
-    cards = systems * system.gpus
-    devices = cards * gpu.devices_per_card
+    devices = systems * system.gpus * gpu.devices_per_card
     used = devices if used_devices is None else max(1, min(used_devices, devices))
-    notes = [Note.of("cost.note_system", system=system.id, count=systems, cards=cards, gpu=gpu.id)]
-    if used < devices:
-        notes.append(
-            Note.of(
-                "cost.note_system_idle",
-                system=system.id,
-                used=used,
-                total=devices,
-                idle=devices - used,
-            )
-        )
-    prices: list[PriceRef] = []
-    priced = system_price(system, ctx, market)
-    if opts.card_price is not None:
-        per_card = opts.card_price
-        notes.append(Note.of("cost.note_system_user_price", system=system.id))
-    elif priced is None:
-        per_card = 0.0
-        notes.append(Note.of("cost.note_system_unpriced", system=system.id, market=market))
-    else:
-        per_card = priced[0] / system.gpus
-        prices.append(priced[1])
+    notes = _use_notes(system, gpu, systems, used)
+    price = _per_card(system, ctx, market, opts, notes)
+    prices = [price.ref] if price.ref else []
     gpu_load_w, gpu_idle_w = _draw(cat, gpu, used / devices, notes)
-    platform = _platform(cat, system, gpu)
-    host_load = host_idle = 0.0
-    pue_name = opts.pue or "datacenter"
-    if platform is not None:
-        host_load = systems * platform.load_w + cards * platform.load_w_per_gpu
-        host_idle = systems * platform.idle_w
-        pue_name = opts.pue or platform.pue
+    host_load, host_idle, pue_name = _host_draw(cat, system, gpu, systems, opts)
     tariff, tariff_ref = _tariff(cat, ctx, opts.tariff)
     if tariff_ref:
         prices.append(tariff_ref)
     curve, from_gpus = _resale_points(cat, gpu)
     if curve and from_gpus != [gpu.id]:
         notes.append(Note.of("cost.note_resale_from", gpu=gpu.id, others=", ".join(from_gpus)))
-    price_date = priced[1].date if priced else None
-    bought = price_date or dt.date(gpu.release_year, 1, 1)
+    bought = (price.ref.date if price.ref else None) or dt.date(gpu.release_year, 1, 1)
     spec = OwnSpec(
         label=f"own:{system.id}x{systems}",
         gpu_id=gpu.id,
-        count=cards,
+        count=systems * system.gpus,
         currency=ctx.currency,
-        card_price=per_card,
+        card_price=price.per_card,
         host_price=0.0,
         gpu_load_w=gpu_load_w,
         gpu_idle_w=gpu_idle_w,
@@ -157,15 +178,13 @@ def resolve_system(
         pue=_pue(cat, pue_name),
         tariff_per_kwh=tariff,
         maintenance_annual_fraction=_maintenance(cat, opts),
-        resale_base_per_card=per_card,
+        resale_base_per_card=price.per_card,
         resale_age_months=_months_between(bought, ctx.today),
         resale_curve=curve,
         resale_fraction_override=None if opts.resale_pct is None else opts.resale_pct / 100,
     )
-    platform_id = system.id
-    resolved = ResolvedOwn(spec, platform_id, None, (), with_retrieved(cat, prices), tuple(notes))
-    system_priced = priced is not None or opts.card_price is not None
-    return replace(resolved, system=system.id, system_priced=system_priced, systems=systems)
+    resolved = ResolvedOwn(spec, system.id, None, (), with_retrieved(cat, prices), tuple(notes))
+    return replace(resolved, system=system.id, system_priced=price.priced, systems=systems)
 
 
 def as_system_cost(cost: CostOption, priced: bool) -> CostOption:
