@@ -225,6 +225,19 @@ def test_price_and_currency_column_must_agree(cli, tmp_path: Path) -> None:  # t
     assert res.code == 2 and "USD" in res.err and "CNY" in res.err and "line 2" in res.err
 
 
+def test_map_formula(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A spreadsheet formula as a provider or instance was stored as given."""
+    for row in ("=cmd|' /c calc'!A1,x,a10,spot,1", "autodl,@SUM(A1),a10,spot,1"):
+        src = _csv(tmp_path, "formula.csv", "provider,instance,gpu,billing,price\n" + row + "\n")
+        res = cli("offers", "import", str(src), "--new-provider")
+        assert res.code == 2 and "formula" in res.err and "line 2" in res.err
+    assert not F.override_files()
+    ok = _csv(
+        tmp_path, "ok.csv", "provider,instance,gpu,billing,price\nautodl,-1x4090,a10,spot,1\n"
+    )
+    assert cli("offers", "import", str(ok)).code == 0  # a leading minus before a digit is a name
+
+
 def test_oa_date_bad(cli) -> None:  # type: ignore[no-untyped-def]
     """ "date '2026-13-45' is not a positive number"."""
     res = cli(*ADD, "--provider", "autodl", "--price", "3", "--date", "2026-13-45")

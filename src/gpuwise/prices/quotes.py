@@ -197,6 +197,7 @@ def quote_from_row(
     for column in REQUIRED:
         if row.get(column) in (None, ""):
             raise UserError("prices.missing_column", where=_where(line), column=column)
+    _no_formulas(row, line)
     gpu_name = str(row["gpu"])
     gid = cat.gpu_index.get(normalize(gpu_name))
     if gid is None:
@@ -226,6 +227,20 @@ def quote_from_row(
         ram_gb=_optional_number(row.get("ram_gb"), "ram_gb", line, decimal),
         new_provider=is_new,
     )
+
+
+_FORMULA = re.compile(r"^\s*(=|@|[+\-][^\d\s.,])")
+"""A cell a spreadsheet would run (`=cmd|' /c calc'!A1`, `@SUM(…)`, `+A1`): a copied formula,
+not a name."""
+
+
+def _no_formulas(row: dict[str, Any], line: int) -> None:
+    """Text columns holding a spreadsheet formula are refused (review 3, map-formula: one was
+    stored as a provider name): the sheet was exported with formulas instead of values."""
+    for column in ("provider", "provider_name", "instance", "region", "note"):
+        value = row.get(column)
+        if isinstance(value, str) and _FORMULA.match(value):
+            raise UserError("prices.formula", where=_where(line), column=column, value=value)
 
 
 def _price(
