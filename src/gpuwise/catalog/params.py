@@ -117,6 +117,9 @@ def count_params(m: LlmModel) -> ParamCounts:
     embedding = m.vocab_size * h + m.learned_positions * h
     lm_head = 0 if m.tied_embeddings else m.vocab_size * h + (m.vocab_size if m.lm_head_bias else 0)
     attention = attention_params_per_layer(m) * m.kv_layers
+    if m.global_attention:  # Gemma 4: the global layers' own shape
+        g = m.global_attention.params(h, m.heads, m.qk_norm)
+        attention += (g - attention_params_per_layer(m)) * m.global_layers
     moe = m.moe
     ffn_layers = m.layers if m.ffn_layers is None else m.ffn_layers
     dense_layers = max(ffn_layers - (moe.moe_layers if moe else 0), 0)

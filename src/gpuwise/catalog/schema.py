@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
-from gpuwise.catalog.schema_arch import LinearAttention, SparseAttention, Vision
+from gpuwise.catalog.schema_arch import GlobalAttention, LinearAttention, SparseAttention, Vision
 
 Vendor = Literal["nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other"]
 GpuClass = Literal["consumer", "workstation", "datacenter"]
@@ -283,6 +283,8 @@ class LlmModel(Sourced):
     """Linear-attention layers of a hybrid (their fixed state replaces a KV cache there)."""
     sparse_attention: SparseAttention | None = None
     """DeepSeek sparse attention: an indexer key per cached token, attention over top-k."""
+    global_attention: GlobalAttention | None = None
+    """Full-attention layers shaped unlike the sliding-window ones (Gemma 4)."""
     attn_output_gate: bool = False
     """Gated attention (Qwen3-Next, Qwen3.5): q_proj also emits a sigmoid gate per head dim."""
     vision: Vision | None = None
@@ -315,6 +317,8 @@ class LlmModel(Sourced):
             raise ValueError("validate.moe_active")
         if self.linear_attention and self.kv_layers + self.linear_attention.layers > self.layers:
             raise ValueError("validate.attention_layers")
+        if self.global_attention and self.sliding_window is None:
+            raise ValueError("validate.window_layers")
         return self
 
     @property
@@ -323,6 +327,11 @@ class LlmModel(Sourced):
         if self.sliding_window is None:
             return 0
         return self.kv_layers if self.sliding_window_layers is None else self.sliding_window_layers
+
+    @property
+    def global_layers(self) -> int:
+        """Layers that attend over the whole context (every attention layer without a window)."""
+        return self.kv_layers - self.window_layers
 
     @property
     def kv_layers(self) -> int:

@@ -9,6 +9,8 @@ approximation by the nearest dense shape:
 - `SparseAttention`: DeepSeek Sparse Attention (V3.2, GLM-5): a lightning indexer keeps one more
   key per cached token and selects the `top_k` tokens each query attends to. The cache still
   holds every token; the attention compute does not grow past `top_k`.
+- `GlobalAttention`: models whose full-attention layers differ from their sliding-window layers
+  (Gemma 4: fewer, wider K/V heads in the global layers, K and V from one projection).
 - `Vision`: the image encoder of a vision-language model (its parameters are weights on the GPU;
   the memory images take is not modelled, and estimates say so).
 """
@@ -93,6 +95,30 @@ class SparseAttention(_Strict):
             + 2 * self.index_head_dim
             + (hidden * self.index_heads)
         )
+
+
+class GlobalAttention(_Strict):
+    """The shape of the full-attention layers where it differs from the sliding-window layers
+    (Gemma 4: 2–4 K/V heads of 512 in the global layers against 8–16 of 256 in the local ones).
+
+    `shared_kv_projection`: K and V come from one projection (Gemma 4's attention_k_eq_v), so
+    the layer has no v_proj. The cache is still counted as separate K and V (the values are
+    normed without RoPE, the keys rotated), which is what engines store.
+    """
+
+    kv_heads: PositiveInt
+    head_dim: PositiveInt
+    shared_kv_projection: bool = False
+
+    def kv_elements_per_token(self, tp: int = 1) -> float:
+        """K and V elements one global layer stores per token on one GPU."""
+        return 2.0 * max(1, -(-self.kv_heads // tp)) * self.head_dim
+
+    def params(self, hidden: int, heads: int, qk_norm: bool) -> int:
+        """q, k, (v,) o projections of one global layer and its q/k norms."""
+        q = heads * self.head_dim
+        kv = self.kv_heads * self.head_dim * (1 if self.shared_kv_projection else 2)
+        return hidden * q + hidden * kv + q * hidden + (2 * self.head_dim if qk_norm else 0)
 
 
 class Vision(_Strict):

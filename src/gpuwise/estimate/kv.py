@@ -45,13 +45,14 @@ def kv_cache_bytes(
     if m.bidirectional:
         return 0.0
     per_layer_token = kv_elements_per_token_layer(m, latent_mla, tp) * bytes_per_element
-    window_layers = m.window_layers
-    global_layers = m.kv_layers - window_layers
     window_tokens = min(m.sliding_window or context, context)
-    tokens = global_layers * context + window_layers * window_tokens
+    cache = per_layer_token * m.window_layers * window_tokens * batch
+    if m.global_attention is not None:  # Gemma 4: global layers store their own K/V heads
+        per_layer_token = m.global_attention.kv_elements_per_token(tp) * bytes_per_element
+    cache += per_layer_token * m.global_layers * context * batch
     fixed = ssm_state_bytes(m, batch, bytes_per_element, tp)
     fixed += linear_state_bytes(m, batch, bytes_per_element, tp)
-    return per_layer_token * tokens * batch + fixed
+    return cache + fixed
 
 
 def ssm_state_bytes(m: LlmModel, batch: int, bytes_per_element: float, tp: int = 1) -> float:

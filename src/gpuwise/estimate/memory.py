@@ -73,7 +73,13 @@ def estimate_memory(
     notes = feature_notes(req.model, r.kv.bytes_per_element, r.tp)
     if req.training:  # a cache and its state exist only when serving
         notes = [n for n in notes if n[0] in TRAINING_NOTES]
-    if gpu is not None and r.engine.preallocate_fraction and not req.training:
+    # an encoder has no KV cache for the engine to fill its preallocated pool with
+    if (
+        gpu is not None
+        and r.engine.preallocate_fraction
+        and not req.training
+        and not req.model.bidirectional
+    ):
         _fill_preallocated_pool(parts, gpu, r.engine.preallocate_fraction, notes)
     return _finish(parts, r, notes)
 
