@@ -219,6 +219,12 @@ def test_gpu_aliases(cat, name: str, gpu_id: str) -> None:  # type: ignore[no-un
         ("llama3.1:70b", "llama-3.1-70b"),
         ("meta-llama/Llama-3.1-8B", "llama-3.1-8b"),
         ("qwen2.5:7b-instruct-q4_K_M", "qwen2.5-7b"),
+        # a longer Ollama tag names a different model than its name:size prefix (issue 29)
+        ("qwen3:30b-a3b-instruct-2507-q4_K_M", "qwen3-30b-a3b-2507"),
+        ("qwen3:30b-a3b-q4_K_M", "qwen3-30b-a3b"),
+        ("qwen3-embedding:8b-fp16", "qwen3-embedding-8b"),
+        ("Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3-next-80b-a3b"),
+        ("zai-org/GLM-5.1", "glm-5"),
     ],
 )
 def test_model_names(cat, name: str, model_id: str) -> None:  # type: ignore[no-untyped-def]

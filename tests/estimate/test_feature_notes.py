@@ -44,7 +44,8 @@ def test_hybrid_kv_grows_in_full_attention_layers_only(cat: Catalog) -> None:
 def test_dsa_note_and_indexer_key_in_cache(cat: Catalog) -> None:
     m = cat.model("deepseek-ai/DeepSeek-V3.2-Exp")
     assert m.sparse_attention is not None and m.weight_format_hint == "fp8"
-    latent_only = kv_cache_bytes(m.model_copy(update={"sparse_attention": None}), 4096, 1, 2.0, True)
+    dense = m.model_copy(update={"sparse_attention": None})
+    latent_only = kv_cache_bytes(dense, 4096, 1, 2.0, True)
     assert kv_cache_bytes(m, 4096, 1, 2.0, True) == pytest.approx(latent_only * (576 + 128) / 576)
     est = estimate_memory(MemoryRequest(model=m, context=4096), MemoryConstants.from_catalog(cat))
     assert "est.note_sparse_attention" in _notes(est)
@@ -85,6 +86,10 @@ def test_encoder_keeps_no_cache_even_in_a_preallocating_engine(cat: Catalog) -> 
 
 def test_reranker_and_embedder_tasks_named(cat: Catalog) -> None:
     consts = MemoryConstants.from_catalog(cat)
-    for name, key in (("Qwen/Qwen3-Reranker-4B", "est.note_rerank"), ("qwen3-embedding-8b", "est.note_embed")):
+    pairs = (
+        ("Qwen/Qwen3-Reranker-4B", "est.note_rerank"),
+        ("qwen3-embedding-8b", "est.note_embed"),
+    )
+    for name, key in pairs:
         est = estimate_memory(MemoryRequest(model=cat.model(name)), consts)
         assert key in _notes(est), name
