@@ -89,9 +89,14 @@ class Catalog:
         """Resolve a catalog id, alias, Hugging Face repo id or Ollama tag to a model."""
         model_id = self.model_index.get(normalize(name))
         if model_id is None and ":" in name:
-            # Ollama tags such as qwen2.5:7b-instruct-q4_K_M: try the name:size part.
+            # Ollama tags such as qwen2.5:7b-instruct-q4_K_M: drop trailing -parts one at a time,
+            # so qwen3:30b-a3b-instruct-2507-q4_K_M finds the 2507 model before plain qwen3:30b.
             base, _, rest = name.partition(":")
-            model_id = self.model_index.get(normalize(f"{base}:{rest.split('-')[0]}"))
+            parts = rest.split("-")
+            for keep in range(len(parts) - 1, 0, -1):
+                model_id = self.model_index.get(normalize(f"{base}:{'-'.join(parts[:keep])}"))
+                if model_id is not None:
+                    break
         if model_id is None:
             display = {m.id: m.id for m in self.models}
             raise UserError(

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
+from gpuwise.catalog.schema_arch import GlobalAttention, LinearAttention, SparseAttention, Vision
+
 Vendor = Literal["nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other"]
 GpuClass = Literal["consumer", "workstation", "datacenter"]
 Currency = Literal["USD", "CNY", "EUR"]
@@ -277,6 +279,20 @@ class LlmModel(Sourced):
     ffn_layers: int | None = Field(default=None, ge=0)
     """Layers with a feed-forward block; None = every layer (pure Mamba: 0)."""
     ssm: Ssm | None = None
+    linear_attention: LinearAttention | None = None
+    """Linear-attention layers of a hybrid (their fixed state replaces a KV cache there)."""
+    sparse_attention: SparseAttention | None = None
+    """DeepSeek sparse attention: an indexer key per cached token, attention over top-k."""
+    global_attention: GlobalAttention | None = None
+    """Full-attention layers shaped unlike the sliding-window ones (Gemma 4)."""
+    attn_output_gate: bool = False
+    """Gated attention (Qwen3-Next, Qwen3.5): q_proj also emits a sigmoid gate per head dim."""
+    vision: Vision | None = None
+    """The image encoder of a vision-language model (counted in `params_b`)."""
+    task: Literal["generate", "embed", "rerank"] = "generate"
+    """What the model is served for: text generation, or pooled vectors / relevance scores."""
+    bidirectional: bool = False
+    """Encoder-only (BERT/XLM-R): every token attends to every other in one pass; no KV cache."""
     weight_bytes_exact: int | None = Field(default=None, ge=0)
     """Bytes of the weights as stored in the model's own files (safetensors header or index)."""
     weight_dtype: str | None = None
@@ -299,6 +315,10 @@ class LlmModel(Sourced):
             raise ValueError("validate.attention_layers")
         if self.moe and self.moe.active_experts > self.moe.experts:
             raise ValueError("validate.moe_active")
+        if self.linear_attention and self.kv_layers + self.linear_attention.layers > self.layers:
+            raise ValueError("validate.attention_layers")
+        if self.global_attention and self.sliding_window is None:
+            raise ValueError("validate.window_layers")
         return self
 
     @property
@@ -309,6 +329,16 @@ class LlmModel(Sourced):
         return self.kv_layers if self.sliding_window_layers is None else self.sliding_window_layers
 
     @property
+    def global_layers(self) -> int:
+        """Layers that attend over the whole context (every attention layer without a window)."""
+        return self.kv_layers - self.window_layers
+
+    @property
     def kv_layers(self) -> int:
-        """Layers that keep a KV cache (attention layers; a hybrid's Mamba layers keep none)."""
-        return self.layers if self.attention_layers is None else self.attention_layers
+        """Layers that keep a KV cache (attention layers; a hybrid's Mamba or linear-attention
+        layers keep none)."""
+        if self.attention_layers is not None:
+            return self.attention_layers
+        if self.linear_attention is not None:
+            return self.layers - self.linear_attention.layers
+        return self.layers
