@@ -12,7 +12,26 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
-Vendor = Literal["nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other"]
+Vendor = Literal[
+    "nvidia",
+    "amd",
+    "intel",
+    "huawei",
+    "google",
+    "aws",
+    "apple",
+    "cambricon",
+    "hygon",
+    "moorethreads",
+    "biren",
+    "iluvatar",
+    "metax",
+    "other",
+]
+"""Who makes the chip. The Chinese vendors (Cambricon, Hygon, Moore Threads, Biren, Iluvatar,
+MetaX) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX, MXMACA) that the
+catalog's `Stack` does not model: their cards carry no stack flag, so engines and formats on them
+are "unknown" (never "yes") until precision rows cite a source."""
 GpuClass = Literal["consumer", "workstation", "datacenter"]
 Currency = Literal["USD", "CNY", "EUR"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -109,7 +128,11 @@ class Price(Strict):
     (and says `published = "undated"`): the price is then "date unknown", never dated by the
     day it was read."""
 
-    kind: Literal["launch", "street"]
+    kind: Literal["launch", "street", "used"]
+    """launch: the MSRP at launch; street: a dated market price of a new card (or one whose
+    condition the source does not state, said in the note); used: a dated second-hand price.
+    The cost model buys new (street, else launch); a used price is shown beside it and is the
+    only purchase price of cards no longer sold new (Tesla P40, modified RTX 2080 Ti 22 GB)."""
     amount: PositiveFloat
     currency: Currency
     date: dt.date | None = None
@@ -165,6 +188,13 @@ class Gpu(Sourced):
     """Share of `memory_gb` one process may use for the accelerator by default (Metal's
     recommendedMaxWorkingSetSize / unified memory); None = all of it."""
     export_note: str = ""
+    modified: bool = False
+    """A third-party modification of a vendor card (memory chips replaced, e.g. the RTX 2080 Ti
+    22 GB common in China): no vendor warranty, sold used or refurbished only."""
+    unpriced_reason: str = ""
+    """Why a buyable card has no purchase price in the catalog (sold only through tenders or
+    system quotes, or no dated public price was found); empty when it has one. A card with
+    neither is an error the integrity tests report."""
     stack: Stack = Field(default_factory=Stack)
     tflops: Tflops = Field(default_factory=Tflops)
     prices: list[Price] = Field(default_factory=list)

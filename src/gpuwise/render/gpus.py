@@ -77,6 +77,10 @@ def gpu_detail(d: dict[str, Any]) -> Table:
     ]
     if d["export_note"]:
         rows.append(("col.export_note", d["export_note"]))
+    if d.get("modified"):
+        rows.append(("col.modified", t("gpus.modified_yes")))
+    if d.get("unpriced_reason"):
+        rows.append(("col.unpriced_reason", d["unpriced_reason"]))
     for p in d["prices"]:
         rows.append((f"price.{p['kind']}", f"{p['amount']:,.0f} {p['currency']} ({p['date']})"))
     for s in d["sources"]:
