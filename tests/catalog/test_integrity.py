@@ -125,7 +125,13 @@ def test_dense_tflops_not_mixed_with_sparse(cat) -> None:  # type: ignore[no-unt
         if tf.bf16 and tf.fp16:
             assert 0.45 <= tf.bf16 / tf.fp16 <= 1.05, (g.id, tf)
         tensor_cores = g.architecture != "Pascal"  # P40/P100: the 16-bit figure is vector
-        if half and tf.fp32 and g.vendor == "nvidia" and g.gpu_class == "datacenter" and tensor_cores:
+        if (
+            half
+            and tf.fp32
+            and g.vendor == "nvidia"
+            and g.gpu_class == "datacenter"
+            and tensor_cores
+        ):
             # Tensor rate vs FP32: H20 148 / 44; GA102/AD102 data-center cards (A10G, L40, L20)
             # run FP16/BF16 tensor with FP32 accumulate at 2x FP32. A vector FP16 figure is 1x.
             assert half / tf.fp32 >= 1.9, (g.id, tf)
