@@ -149,16 +149,36 @@ def test_modules_added_for_2026_are_priced_through_systems(cat: Catalog) -> None
         assert g.form_factor in MODULES and not g.prices, gpu_id
 
 
-def test_used_only_cards_carry_used_prices(cat: Catalog) -> None:
-    """Cards no longer sold new are priced second-hand; a modified card only second-hand."""
+def test_cards_no_longer_sold_new_are_priced_at_their_second_hand_market(cat: Catalog) -> None:
+    """A P40 or a 22 GB RTX 2080 Ti is bought second-hand: its newest street price is that
+    market (said in the note), not its 2016 launch price; a modified card has no new price."""
     for gpu_id in ("tesla-p40", "tesla-p100-16gb", "rtx-2080-ti-22gb", "rtx-3090"):
-        kinds = {p.kind for p in _gpu(cat, gpu_id).prices}
-        assert "used" in kinds, gpu_id
+        street = [p for p in _gpu(cat, gpu_id).prices if p.kind == "street"]
+        assert street and all("second-hand" in p.note for p in street), gpu_id
     for g in cat.gpus:
         if g.modified:
-            assert g.prices and {p.kind for p in g.prices} == {"used"}, g.id
+            assert g.prices and all(
+                p.kind != "launch" and "second-hand" in p.note for p in g.prices
+            ), g.id
     cny = [p for p in _gpu(cat, "rtx-2080-ti-22gb").prices if p.currency == "CNY"]
     assert cny  # the 22 GB card is a Chinese second-hand market item
+
+
+def test_every_priced_card_has_a_price_the_cost_model_buys_at(cat: Catalog) -> None:
+    """cost/resolve buys at the newest street, else launch price; a card priced only `used`
+    would be 'priced' for the planner yet unpriceable for the cost model."""
+    for g in cat.gpus:
+        if g.prices:
+            assert {p.kind for p in g.prices} & {"launch", "street"}, g.id
+
+
+def test_used_prices_stand_beside_new_ones(cat: Catalog) -> None:
+    """RTX 50 cards: new on Amazon and the best resale deal of the same month, both dated."""
+    for gpu_id in ("rtx-5050", "rtx-5060", "rtx-5060-ti-16gb", "rtx-5070", "rtx-5090"):
+        prices = _gpu(cat, gpu_id).prices
+        used = [p for p in prices if p.kind == "used"]
+        new = [p for p in prices if p.kind == "street" and p.date == used[0].date]
+        assert used and new and used[0].amount != new[0].amount, gpu_id
 
 
 @pytest.mark.parametrize(

@@ -129,10 +129,11 @@ class Price(Strict):
     day it was read."""
 
     kind: Literal["launch", "street", "used"]
-    """launch: the MSRP at launch; street: a dated market price of a new card (or one whose
-    condition the source does not state, said in the note); used: a dated second-hand price.
-    The cost model buys new (street, else launch); a used price is shown beside it and is the
-    only purchase price of cards no longer sold new (Tesla P40, modified RTX 2080 Ti 22 GB)."""
+    """launch: the MSRP at launch. street: the dated price a buyer pays today: new, or the
+    second-hand market for a card no longer sold new (Tesla P40, the modified RTX 2080 Ti 22 GB,
+    RTX 30 cards) or when no new price was found; the note says "second-hand" then. used: a
+    second-hand price shown beside a card's new prices. The cost model buys at the newest street,
+    else launch price, so every priced card has one of those two."""
     amount: PositiveFloat
     currency: Currency
     date: dt.date | None = None
