@@ -231,7 +231,7 @@ def test_vendor_list_of_the_listing_path_matches_the_schema() -> None:
     from gpuwise.catalog.query import VENDORS
     from gpuwise.catalog.schema import Vendor
 
-    assert VENDORS == get_args(Vendor)
+    assert get_args(Vendor) == VENDORS
 
 
 def test_export_restricted_cards_carry_the_rule(cat: Catalog) -> None:
