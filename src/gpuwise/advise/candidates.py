@@ -87,9 +87,7 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     return True
 
 
-def _own(
-    cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int
-) -> None:
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
     for gpu in cat.gpus:
         if not _buyable(s, gpu, buyer, out):
             continue

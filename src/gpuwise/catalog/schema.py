@@ -14,7 +14,26 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, m
 
 from gpuwise.catalog.schema_arch import GlobalAttention, LinearAttention, SparseAttention, Vision
 
-Vendor = Literal["nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other"]
+Vendor = Literal[
+    "nvidia",
+    "amd",
+    "intel",
+    "huawei",
+    "google",
+    "aws",
+    "apple",
+    "cambricon",
+    "hygon",
+    "moorethreads",
+    "biren",
+    "iluvatar",
+    "metax",
+    "other",
+]
+"""Who makes the chip. The Chinese vendors (Cambricon, Hygon, Moore Threads, Biren, Iluvatar,
+MetaX) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX, MXMACA) that the
+catalog's `Stack` does not model: their cards carry no stack flag, so engines and formats on them
+are "unknown" (never "yes") until precision rows cite a source."""
 GpuClass = Literal["consumer", "workstation", "datacenter"]
 Currency = Literal["USD", "CNY", "EUR"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -111,7 +130,12 @@ class Price(Strict):
     (and says `published = "undated"`): the price is then "date unknown", never dated by the
     day it was read."""
 
-    kind: Literal["launch", "street"]
+    kind: Literal["launch", "street", "used"]
+    """launch: the MSRP at launch. street: the dated price a buyer pays today: new, or the
+    second-hand market for a card no longer sold new (Tesla P40, the modified RTX 2080 Ti 22 GB,
+    RTX 30 cards) or when no new price was found; the note says "second-hand" then. used: a
+    second-hand price shown beside a card's new prices. The cost model buys at the newest street,
+    else launch price, so every priced card has one of those two."""
     amount: PositiveFloat
     currency: Currency
     date: dt.date | None = None
@@ -167,6 +191,13 @@ class Gpu(Sourced):
     """Share of `memory_gb` one process may use for the accelerator by default (Metal's
     recommendedMaxWorkingSetSize / unified memory); None = all of it."""
     export_note: str = ""
+    modified: bool = False
+    """A third-party modification of a vendor card (memory chips replaced, e.g. the RTX 2080 Ti
+    22 GB common in China): no vendor warranty, sold used or refurbished only."""
+    unpriced_reason: str = ""
+    """Why a buyable card has no purchase price in the catalog (sold only through tenders or
+    system quotes, or no dated public price was found); empty when it has one. A card with
+    neither is an error the integrity tests report."""
     stack: Stack = Field(default_factory=Stack)
     tflops: Tflops = Field(default_factory=Tflops)
     prices: list[Price] = Field(default_factory=list)
