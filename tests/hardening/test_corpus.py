@@ -14,7 +14,17 @@ from typing import Any
 import pytest
 import tomllib
 
-CORPUS = tomllib.loads((Path(__file__).parent / "corpus.toml").read_text(encoding="utf-8"))
+
+def _load_corpus() -> dict[str, list[Any]]:
+    """corpus.toml and every corpus_*.toml beside it (one per review or area), merged."""
+    merged: dict[str, list[Any]] = {}
+    for path in sorted(Path(__file__).parent.glob("corpus*.toml")):
+        for kind, entries in tomllib.loads(path.read_text(encoding="utf-8")).items():
+            merged.setdefault(kind, []).extend(entries)
+    return merged
+
+
+CORPUS = _load_corpus()
 
 OVERRIDE_SOURCES = """[sources.my-bench]
 url = "https://example.org/my-measurement"
