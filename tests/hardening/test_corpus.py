@@ -131,6 +131,8 @@ def test_corpus(case: dict[str, Any], cli: Any, tmp_path: Path, monkeypatch: Any
         assert word in res.out, (word, shown)
     for word in case.get("err", []):
         assert word in res.err, (word, shown)
+    for word in case.get("absent", []):  # wording a fixed message must no longer use
+        assert word not in res.out + res.err, (word, shown)
     for name, data in before.items():
         assert (tmp_path / name).read_bytes() == data, f"{name} was changed"
     for name in case.get("created", []):
