@@ -101,14 +101,16 @@ def read_config_json(path: Path) -> LlmModel:
     return _with_counts(draft, read_folder_weights(path.parent), path)
 
 
-def _with_counts(draft: LlmModel, files: WeightFiles | None, path: Path) -> LlmModel:
+def _with_counts(
+    draft: LlmModel, files: WeightFiles | None, path: Path | None = None
+) -> LlmModel:
     """Parameter counts from the shapes, replaced by what the weight files state when known."""
     counts = count_params(draft)
     total, active = counts.total, counts.active
     if not total < MAX_PARAMS:  # also NaN
         raise UserError(
             "model.implausible_size",
-            path=str(path),
+            path=str(path or "config.json"),
             params=f"{total / 1e9:.3g}",
             limit=f"{MAX_PARAMS / 1e12:g}",
             fields=f"hidden_size={draft.hidden_size}, layers={draft.layers}, "
