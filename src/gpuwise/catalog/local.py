@@ -101,9 +101,7 @@ def read_config_json(path: Path) -> LlmModel:
     return _with_counts(draft, read_folder_weights(path.parent), path)
 
 
-def _with_counts(
-    draft: LlmModel, files: WeightFiles | None, path: Path | None = None
-) -> LlmModel:
+def _with_counts(draft: LlmModel, files: WeightFiles | None, path: Path | None = None) -> LlmModel:
     """Parameter counts from the shapes, replaced by what the weight files state when known."""
     counts = count_params(draft)
     total, active = counts.total, counts.active

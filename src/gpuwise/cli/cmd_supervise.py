@@ -59,7 +59,8 @@ def register(app: typer.Typer) -> None:
 
 def _run(o: dict[str, Any]) -> int:
     from gpuwise.render import out
-    from gpuwise.supervise.runner import say, supervise
+    from gpuwise.supervise.outcome import say
+    from gpuwise.supervise.runner import supervise
 
     cfg = build_config(o)
     _announce(cfg)
@@ -205,7 +206,7 @@ def _resolve_cloud(cloud_opt: str, facts: CatalogFacts) -> tuple[str, str]:
 
 
 def _announce(cfg: SuperviseConfig) -> None:
-    from gpuwise.supervise.runner import say
+    from gpuwise.supervise.outcome import say
 
     if not cfg.endpoints:
         say("supervise.cloud_none")

@@ -23,19 +23,16 @@ import os
 import queue
 import signal
 import socket
-import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from gpuwise.catalog.schema_supervise import PreemptionEndpoint
 from gpuwise.errors import UserError
-from gpuwise.i18n import t
-from gpuwise.preempt.cadence import CadenceVerdict, check_cadence, intervals
+from gpuwise.preempt.cadence import check_cadence, intervals
 from gpuwise.preempt.checkpoints import CheckpointTracker, Completed
 from gpuwise.preempt.notice import Notice
 from gpuwise.preempt.plan import WaitPlan, plan_wait, resolve_deadline
@@ -44,6 +41,8 @@ from gpuwise.supervise.child import Child, run_hook, spawn
 from gpuwise.supervise.config import SuperviseConfig
 from gpuwise.supervise.journal import Journal
 from gpuwise.supervise.metadata import MetadataPoller, Polled, Unreachable, acknowledge
+from gpuwise.supervise.outcome import Attempt as _Attempt
+from gpuwise.supervise.outcome import Outcome, say
 from gpuwise.supervise.paths import state_dir
 from gpuwise.supervise.scan import scan_dir
 
@@ -53,53 +52,6 @@ _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, sign
 MTIME_SLACK_NS = 20_000_000
 """File times come from the kernel's coarse clock, up to one tick (10 ms at HZ=100) behind
 `time.time_ns()`: a file written just after the notice may carry a time a few ms before it."""
-
-
-@dataclass
-class Outcome:
-    """How a supervision ended (the CLI prints it and exits with `code`)."""
-
-    code: int
-    outcome: str  # completed | failed | preempted | platform-sigterm | interrupted
-    attempts: int
-    run_id: int
-    job: str
-    journal: str
-    last_checkpoint: str | None = None
-    checkpoint_on_notice: bool | None = None
-    killed: bool = False  # the command ignored the stop signal and was SIGKILLed
-    notice: dict[str, Any] | None = None
-    cadence: CadenceVerdict | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON shape."""
-        return {
-            "exit_code": self.code,
-            "outcome": self.outcome,
-            "attempts": self.attempts,
-            "run_id": self.run_id,
-            "job": self.job,
-            "journal": self.journal,
-            "last_checkpoint": self.last_checkpoint,
-            "checkpoint_on_notice": self.checkpoint_on_notice,
-            "killed": self.killed,
-            "notice": self.notice,
-            "cadence": None if self.cadence is None else self.cadence.as_dict(),
-            "warnings": self.warnings,
-        }
-
-
-@dataclass
-class _Attempt:
-    code: int
-    ended_by: str  # completed | failed | preempted | platform-sigterm | interrupted
-
-
-def say(key: str, **params: Any) -> None:
-    """One progress line on stderr, in the user's language."""
-    sys.stderr.write(t(key, **params) + "\n")
-    sys.stderr.flush()
 
 
 class Supervisor:
