@@ -16,6 +16,7 @@ import tomllib
 
 from gpuwise.userfiles import DATA_MAX_BYTES
 
+
 def _load_corpus() -> dict[str, list[Any]]:
     """corpus.toml and every corpus_*.toml beside it (one per review or area), merged."""
     merged: dict[str, list[Any]] = {}
