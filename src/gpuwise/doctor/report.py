@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import exit_code
 from gpuwise.doctor.summary import summary
-from gpuwise.doctor.tables import CompatTables
 from gpuwise.doctor.view import Facts
 from gpuwise.probe.result import as_dict
 

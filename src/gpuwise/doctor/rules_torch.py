@@ -13,12 +13,12 @@ import os
 import re
 from typing import Any
 
+from gpuwise.catalog.cuda_arch import split_arch_list, torch_runs_on
+from gpuwise.catalog.versions import at_least, major_minor, parse
 from gpuwise.doctor import fixes
-from gpuwise.doctor.arch import split_arch_list, torch_runs_on
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.recommend import Advice, advise, last_release_for
-from gpuwise.doctor.versions import at_least, major_minor, parse
 from gpuwise.doctor.view import (
     any_facts,
     capabilities,

@@ -1,6 +1,7 @@
 """Which PyTorch release and wheel variant to pin, or a refusal that names the nearest one.
 
-The checks are the doctor's (gpuwise.doctor.recommend): a release supports the Python
+The checks are those of the compatibility table the doctor reads too (gpuwise.catalog.compat,
+used by gpuwise.doctor.recommend): a release supports the Python
 (RELEASE.md matrix), its cuXY wheel carries code for the GPU (SASS of the same major version
 and a minor ≤ the GPU's, or older PTX — CUDA binary/PTX compatibility), and the driver meets the
 CUDA family's minor-version-compatibility minimum. Here they are also run against an explicit
@@ -12,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpuwise.doctor.arch import covered
-from gpuwise.doctor.recommend import driver_need
-from gpuwise.doctor.versions import at_least, major_minor, parse, wheel_tag
+from gpuwise.catalog.cuda_arch import covered
+from gpuwise.catalog.versions import at_least, major_minor, parse, wheel_tag
 from gpuwise.errors import UserError
 from gpuwise.setup.model import Refusal, Target
 from gpuwise.setup.tables import SetupTables
@@ -91,7 +91,7 @@ def _failure(t: SetupTables, target: Target, release: Any, cuda: str, want: Want
     if row is None or not covered(cc, list(row.archs), [row.ptx] if row.ptx else []):
         return "arch"
     if target.driver:
-        need = driver_need(t.compat, cuda, target.os == "windows")
+        need = t.compat.driver_need(cuda, target.os == "windows")
         if need is None or not at_least(target.driver, need):
             return "driver"
     return ""
@@ -156,9 +156,10 @@ def _refuse(
         "driver": target.driver,
     }
     if not asked:
-        reason = "no_variant"
         rel = next((r for r in releases if r.version == major_minor(want.torch)), None)
-        params["variants"] = ", ".join(wheel_tag(c) for c in _variants(rel)) if rel else "-"
+        reason = "no_variant" if rel else "no_cuda"
+        cudas = _variants(rel) if rel else sorted({c for _, c in everything}, key=_cuda_key)
+        params["variants"] = ", ".join(wheel_tag(c) for c in cudas) or "-"
         sources: tuple[str, ...] = tuple(rel.source_ids()) if rel else ()
     else:
         fails = [_failure(t, target, r, c, want) for r, c in asked]
@@ -170,7 +171,7 @@ def _refuse(
             if want.python_min:
                 params.update(low=want.python_min, high=want.python_max)
         if reason == "driver":
-            params["need"] = driver_need(t.compat, cuda, target.os == "windows") or "?"
+            params["need"] = t.compat.driver_need(cuda, target.os == "windows") or "?"
         sources = _sources(t, release, cuda)
     nearest, near_params = _nearest(t, target, everything)
     if reason == "python":  # the same wheel on a Python it ships for
@@ -179,6 +180,10 @@ def _refuse(
             {k: params[k] for k in ("torch", "low", "high")},
         )
     return Refusal(f"setup.refuse.{reason}", params, nearest, near_params, sources)
+
+
+def _cuda_key(cuda: str) -> tuple[int, ...]:
+    return parse(cuda) or ()
 
 
 def _nearest(
@@ -191,7 +196,7 @@ def _nearest(
             return "setup.nearest.wheel", {"torch": release.version, "tag": wheel_tag(cuda)}
     for release, cuda in everything:
         if _failure(t, target, release, cuda, plain) == "driver":
-            need = driver_need(t.compat, cuda, target.os == "windows") or "?"
+            need = t.compat.driver_need(cuda, target.os == "windows") or "?"
             tag = wheel_tag(cuda)
             return "setup.nearest.driver", {"torch": release.version, "tag": tag, "need": need}
     for release, cuda in everything:

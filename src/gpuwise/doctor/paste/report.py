@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, exit_code
 from gpuwise.doctor.paste.assemble import Pasted, assemble, find_blocks
 from gpuwise.doctor.paste.model import Text
 from gpuwise.doctor.summary import summary
-from gpuwise.doctor.tables import CompatTables
 from gpuwise.doctor.view import Facts, any_facts, driver_version, torch_info
 from gpuwise.i18n import t
 from gpuwise.probe.result import as_dict
