@@ -156,7 +156,7 @@ def test_vllm_driver_470_names_a_vllm_way_out(catalog: Any, tables: SetupTables)
     cu118 index", which is no vLLM option)."""
     flags = {"gpu": "a100-80gb", "driver": "470.82.01", "python": "3.11"}
     reason, nearest, near = _refused(make_plan(catalog, tables, "vllm", flags))
-    assert reason == "setup.refuse.driver"
+    assert reason == "setup.refuse.vllm_driver"
     assert (nearest, near) == ("setup.nearest.vllm_driver", {"version": "0.11.2", "need": "525"})
 
 

@@ -58,13 +58,17 @@ class PackagePin(Sourced):
     """A package version `setup` installs, and the exact torch it was built against (if any).
 
     `group` is the stack it belongs to; `wheel_cuda` is the CUDA its binary wheel on PyPI is
-    built for (empty: pure Python, or it takes whatever torch brings).
+    built for (empty: pure Python, or it takes whatever torch brings); `torch_min` and
+    `python_min`/`python_max` are the bounds its own metadata declares, which the torch and
+    Python chosen beside it must meet or pip refuses the set.
     """
 
     group: Literal["qlora", "vllm", "flash_attn"]
     package: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
     version: str = Field(pattern=r"^\d+(\.\d+)*(\.post\d+)?$")
     torch: str = Field(default="", pattern=r"^(\d+\.\d+\.\d+)?$")
+    torch_min: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+    """The oldest PyTorch X.Y the package's own requirements accept (empty: any)."""
     wheel_cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
     python_min: str = Field(default="", pattern=_OPT_VERSION)
     python_max: str = Field(default="", pattern=_OPT_VERSION)

@@ -21,6 +21,7 @@ _NEAREST = {
     "flash-attn": ("setup.nearest.sdpa", {}),
 }
 _PACKAGE_OF_STACK = {"vllm": "vllm", "qlora": "bitsandbytes"}
+_DISPLAY = {"nvidia": "NVIDIA", "amd": "AMD", "macos": "macOS", "windows": "Windows"}
 
 
 def gate(t: SetupTables, target: Target, stack: str, flash_attn: bool) -> Refusal | None:
@@ -81,12 +82,14 @@ def _os_gate(t: SetupTables, target: Target) -> Refusal | None:
     row = t.compat.os_support(target.vendor, target.os) if target.os else None
     if row is None or row.supported:
         return None
-    params = {"vendor": target.vendor, "os": target.os, "last_cuda": row.last_cuda or "-"}
+    vendor = _DISPLAY.get(target.vendor, target.vendor)
+    params = {"vendor": vendor, "os": _DISPLAY.get(target.os, target.os)}
+    params["last_cuda"] = row.last_cuda or "-"
     return Refusal(
         "setup.refuse.os_vendor",
         params,
         "setup.nearest.os_vendor",
-        {"vendor": target.vendor},
+        {"vendor": vendor},
         tuple(row.source_ids()),
     )
 
@@ -103,7 +106,7 @@ def driver_gate(t: SetupTables, target: Target) -> Refusal | None:
         "driver": target.driver,
         "need": need,
         "cc": target.compute_capability,
-        "arch": row.arch,
+        "arch": row.arch.capitalize(),
         "cuda": row.first_cuda,
     }
     ids = [*row.source_ids(), *_toolkit_sources(t, row.first_cuda)]

@@ -50,7 +50,7 @@ def resolve(
     if target.vendor == "ascend":
         return _ascend(t, plan, Want(torch=torch))
     picking, assumed = _picking_target(t, target)
-    want = Want(torch=torch, cuda=cuda)
+    want = _stack_want(t, stack, Want(torch=torch, cuda=cuda))
     extra: list[Pin] = []
     if stack == "vllm":
         choice, extra = _pick_vllm(t, picking, want)
@@ -69,6 +69,20 @@ def resolve(
     if stack == "vllm":
         plan = replace(plan, server=t.server("vllm"))
     return _platform(t, plan, choice, assumed)
+
+
+def _stack_want(t: SetupTables, stack: str, want: Want) -> Want:
+    """What the stack's other packages require of torch and Python (their declared bounds)."""
+    pins = t.pins(stack) if stack == "qlora" else []
+    lows = [p.python_min for p in pins if p.python_min]
+    highs = [p.python_max for p in pins if p.python_max]
+    torch_mins = [p.torch_min for p in pins if p.torch_min]
+    return replace(
+        want,
+        python_min=max(lows, key=lambda v: parse(v) or (), default=""),
+        python_max=min(highs, key=lambda v: parse(v) or (), default=""),
+        torch_min=max(torch_mins, key=lambda v: parse(v) or (), default=""),
+    )
 
 
 def _picking_target(t: SetupTables, target: Target) -> tuple[Target, str]:
@@ -91,10 +105,11 @@ def _picking_target(t: SetupTables, target: Target) -> tuple[Target, str]:
 
 def _unknown_driver(refusal: Refusal, assumed: str) -> Refusal:
     """A wheel that needs a newer driver than the assumed one: ask for the real driver."""
-    if not assumed or refusal.reason != "setup.refuse.driver":
+    if not assumed or refusal.reason not in ("setup.refuse.driver", "setup.refuse.vllm_driver"):
         return refusal
     params = {**refusal.params, "assumed": assumed}
-    need = {"need": refusal.params.get("need", "?")}
+    # a vLLM refusal already names the oldest driver any listed vLLM runs on
+    need = {"need": refusal.nearest_params.get("need") or refusal.params.get("need", "?")}
     return Refusal(
         "setup.refuse.driver_unknown", params, "setup.nearest.give_driver", need, refusal.sources
     )
@@ -134,9 +149,11 @@ def _vllm_nearest(t: SetupTables, target: Target, refusal: Refusal, pins: list[A
     needs, the Pythons the newest one ships for, or another stack."""
     nearest: tuple[str, dict[str, Any]] = ("setup.nearest.stack", {"stack": "ollama"})
     if refusal.reason == "setup.refuse.driver":
-        oldest = pins[-1]
+        oldest, newest = pins[-1], pins[0]
         need = t.compat.driver_need(oldest.wheel_cuda, target.os == "windows") or "?"
         nearest = ("setup.nearest.vllm_driver", {"version": oldest.version, "need": need})
+        params = {**refusal.params, "version": newest.version}
+        refusal = replace(refusal, reason="setup.refuse.vllm_driver", params=params)
     elif refusal.reason == "setup.refuse.python":
         ok = [p for p in pins if p.python_min and p.python_max]
         if ok:
@@ -246,11 +263,11 @@ def _driver_plan(
     floor = max((v for v in (need, own) if v), key=lambda v: parse(v) or (), default="")
     branch = t.compat.install_branch(floor, cc)
     if not target.driver:
-        arch = row.arch if row is not None else cc
+        arch = row.arch.capitalize() if row is not None else cc
         params = {"driver": assumed or "?", "arch": arch, "need": need or "?"}
         notes.append(("setup.note.driver_assumed", params))
     if row is not None and row.last_driver_branch:
-        params = {"branch": row.last_driver_branch, "arch": row.arch}
+        params = {"branch": row.last_driver_branch, "arch": row.arch.capitalize()}
         notes.append(("setup.note.legacy_branch", params))
     return branch, bool(row is not None and row.open_modules_only), notes
 

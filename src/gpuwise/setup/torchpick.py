@@ -20,7 +20,7 @@ from gpuwise.setup.model import Refusal, Target
 from gpuwise.setup.tables import SetupTables
 
 INDEX = "https://download.pytorch.org/whl/"
-CHECKS = ("python", "arch", "driver")
+CHECKS = ("python", "arch", "driver", "unlisted")  # the reason a refusal names, in order
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,11 @@ class Want:
     cuda: str = ""
     python_min: str = ""
     python_max: str = ""
+    torch_min: str = ""  # the oldest X.Y the stack's other packages accept
+
+
+def _new_enough(release: Any, want: Want) -> bool:
+    return not want.torch_min or bool(at_least(release.version, want.torch_min))
 
 
 def _releases(t: SetupTables) -> list[Any]:
@@ -88,7 +93,9 @@ def _failure(t: SetupTables, target: Target, release: Any, cuda: str, want: Want
         return "python"
     row = wheel_arch_row(t, cuda, release.version)
     cc = target.compute_capability
-    if row is None or not covered(cc, list(row.archs), [row.ptx] if row.ptx else []):
+    if row is None:
+        return "unlisted"  # which architectures it carries is not known: never pinned blindly
+    if not covered(cc, list(row.archs), [row.ptx] if row.ptx else []):
         return "arch"
     if target.driver:
         need = t.compat.driver_need(cuda, target.os == "windows")
@@ -127,7 +134,7 @@ def pick_nvidia(t: SetupTables, target: Target, want: Want) -> Choice | Refusal:
     if want.torch and not any(major_minor(r.version) == major_minor(want.torch) for r in releases):
         known = ", ".join(r.version for r in releases)
         raise UserError("setup.unknown_torch", value=want.torch, known=known)
-    everything = [(r, c) for r in releases for c in _variants(r)]
+    everything = [(r, c) for r in releases if _new_enough(r, want) for c in _variants(r)]
     asked = [
         (r, c)
         for r, c in everything
@@ -168,8 +175,14 @@ def _refuse(
         params.update(torch=release.version, cuda=cuda)
         if reason == "python":
             params.update(low=release.python_min, high=release.python_max)
-            if want.python_min:
-                params.update(low=want.python_min, high=want.python_max)
+            if want.python_min or want.python_max:
+                low = max(want.python_min, release.python_min, key=lambda v: parse(v) or ())
+                high = min(
+                    want.python_max or release.python_max,
+                    release.python_max,
+                    key=lambda v: parse(v) or (),
+                )
+                params.update(low=low, high=high)
         if reason == "driver":
             params["need"] = t.compat.driver_need(cuda, target.os == "windows") or "?"
         sources = _sources(t, release, cuda)
@@ -213,7 +226,7 @@ def _nearest(
 
 def pick_rocm(t: SetupTables, target: Target, want: Want) -> Choice | Refusal:
     """The newest release with a ROCm wheel for this Python (and the host's ROCm X.Y if given)."""
-    releases = [r for r in _releases(t) if r.rocm]
+    releases = [r for r in _releases(t) if r.rocm and _new_enough(r, want)]
     if want.torch:
         releases = [r for r in releases if r.version == major_minor(want.torch)]
     rocm_ok = [r for r in releases if not target.rocm or _same_rocm(r.rocm, target.rocm)]
@@ -237,7 +250,7 @@ def _same_rocm(a: str, b: str) -> bool:
 
 def pick_plain(t: SetupTables, target: Target, want: Want, variant: str) -> Choice | Refusal:
     """CPU wheels (`cpu` index) or plain PyPI (macOS: MPS): the newest release for the Python."""
-    releases = _releases(t)
+    releases = [r for r in _releases(t) if _new_enough(r, want)]
     if want.torch:
         releases = [r for r in releases if r.version == major_minor(want.torch)]
     for release in releases:
