@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.errors import UserError
+from gpuwise.prices.price_columns import expand, price_column
 from gpuwise.separators import DecimalMark
 
 HEADER_ALIASES = {
@@ -24,28 +25,83 @@ HEADER_ALIASES = {
     "云厂商": "provider",
     "实例": "instance",
     "实例规格": "instance",
+    "实例规格名称": "instance",
+    "实例类型": "instance",
     "规格": "instance",
+    "规格名称": "instance",
+    "机型": "instance",
+    "机型规格": "instance",
+    "instance_type": "instance",
+    "flavor": "instance",
     "显卡": "gpu",
+    "显卡型号": "gpu",
     "gpu型号": "gpu",
+    "gpu_型号": "gpu",
+    "gpu类型": "gpu",
+    "gpu_类型": "gpu",
+    "gpu卡型": "gpu",
+    "卡型": "gpu",
+    "gpu_type": "gpu",
+    "gpu_model": "gpu",
     "卡数": "gpu_count",
+    "卡数量": "gpu_count",
     "gpu数量": "gpu_count",
+    "gpu_数量": "gpu_count",
+    "gpu数": "gpu_count",
+    "gpu卡数": "gpu_count",
+    "gpu个数": "gpu_count",
+    "显卡数量": "gpu_count",
+    "gpu_num": "gpu_count",
     "count": "gpu_count",
     "计费方式": "billing",
+    "计费模式": "billing",
+    "计费类型": "billing",
     "付费方式": "billing",
+    "付费类型": "billing",
+    "付费模式": "billing",
+    "billing_mode": "billing",
+    "charge_type": "billing",
     "价格": "price",
     "单价": "price",
+    "官网价": "price",
+    "刊例价": "price",
+    "目录价": "price",
+    "list_price": "price",
     "amount": "price",
     "单位": "per",
+    "计价单位": "per",
+    "价格单位": "per",
+    "单价单位": "per",
+    "官网价单位": "per",
     "币种": "currency",
+    "货币": "currency",
     "日期": "date",
     "报价日期": "date",
+    "询价日期": "date",
+    "查询日期": "date",
     "地域": "region",
+    "地域名称": "region",
     "区域": "region",
+    "region_id": "region",
     "备注": "note",
+    "说明": "note",
+    "remarks": "note",
     "cpu": "vcpu",
+    "vcpu(核)": "vcpu",
+    "cpu(核)": "vcpu",
+    "cpu核数": "vcpu",
+    "cpu_(core)": "vcpu",
     "内存": "ram_gb",
+    "内存(gb)": "ram_gb",
+    "内存大小": "ram_gb",
+    "内存大小(gb)": "ram_gb",
     "memory_gb": "ram_gb",
+    "memory_(gb)": "ram_gb",
 }
+"""Column names as consoles and price pages write them, in Chinese and English (阿里云 实例规格 /
+付费类型 / 官网价, 腾讯云 机型 / 计费模式, 华为云 规格名称, JD Cloud `Instance Type`, `CPU (Core)`,
+`Memory (GB)`), folded by :func:`canon`; a column that prices one billing mode
+(`按量计费（元/小时）`, `Monthly Price (RMB)`) is read by gpuwise.prices.price_columns."""
 KNOWN_COLUMNS = frozenset(
     {
         "provider", "instance", "gpu", "billing", "price", "gpu_count", "per", "currency",
@@ -67,7 +123,7 @@ class Rows:
 
 def canon(column: str) -> str:
     """A column name as gpuwise knows it (case, spaces and Chinese console headers folded)."""
-    key = column.strip().lower().replace(" ", "_")
+    key = column.strip().lower().replace("（", "(").replace("）", ")").replace(" ", "_")
     return HEADER_ALIASES.get(key, HEADER_ALIASES.get(column.strip(), key))
 
 
@@ -87,8 +143,9 @@ def read_rows(text: str, fmt: str, path: Path | None = None) -> Rows:
         raise UserError("prices.not_objects", path=str(path), format="TOML")
     return Rows(
         [
-            (locate_line(text, "quote", i, None), {canon(k): v for k, v in q.items()})
+            (locate_line(text, "quote", i, None), row)
             for i, q in enumerate(quotes)
+            for row in expand({canon(k): v for k, v in q.items()})
         ]
     )
 
@@ -96,7 +153,7 @@ def read_rows(text: str, fmt: str, path: Path | None = None) -> Rows:
 def delimiter(header: str) -> str:
     """The separator that splits the header into the most known column names (`,` on a tie);
     a header with none of them falls back to csv.Sniffer."""
-    scores = {d: sum(canon(c) in KNOWN_COLUMNS for c in header.split(d)) for d in (",", ";", "\t")}
+    scores = {d: sum(_known(c) for c in header.split(d)) for d in (",", ";", "\t")}
     best = max(scores, key=lambda d: scores[d])
     if scores[best]:
         return best
@@ -104,6 +161,13 @@ def delimiter(header: str) -> str:
         return csv.Sniffer().sniff(header, ",\t;").delimiter
     except csv.Error:
         return ","
+
+
+def _known(column: str) -> bool:
+    """A column gpuwise reads: a known name, or a billing mode's price column
+    (按量计费（元/小时）)."""
+    key = canon(column)
+    return key in KNOWN_COLUMNS or price_column(key) is not None
 
 
 def _csv_rows(text: str) -> Rows:
@@ -114,7 +178,7 @@ def _csv_rows(text: str) -> Rows:
     for row in reader:
         cleaned = {canon(k): (v or "").strip() for k, v in row.items() if isinstance(k, str)}
         if any(cleaned.values()):
-            out.append((reader.line_num, cleaned))
+            out += [(reader.line_num, quote) for quote in expand(cleaned)]
     return Rows(out, _DECIMAL_OF.get(sep, "."))
 
 
@@ -128,8 +192,9 @@ def _json_rows(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise UserError("prices.not_objects", path=str(path), format="JSON")
     lines = _json_object_lines(text)
     return [
-        (lines[i] if i < len(lines) else 1, {canon(k): v for k, v in item.items()})
+        (lines[i] if i < len(lines) else 1, row)
         for i, item in enumerate(items)
+        for row in expand({canon(k): v for k, v in item.items()})
     ]
 
 

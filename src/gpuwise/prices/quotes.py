@@ -51,19 +51,44 @@ COLUMNS = (
 BILLING_ALIASES = {
     "按量": "on-demand",
     "按量付费": "on-demand",
+    "按量计费": "on-demand",
     "按需": "on-demand",
+    "按需计费": "on-demand",
+    "按配置计费": "on-demand",
+    "按时": "on-demand",
+    "按小时": "on-demand",
+    "后付费": "on-demand",
     "ondemand": "on-demand",
+    "payg": "on-demand",
+    "pay-as-you-go": "on-demand",
+    "postpaid": "on-demand",
+    "postpaid_by_hour": "on-demand",
     "抢占式": "spot",
+    "抢占式实例": "spot",
+    "抢占实例": "spot",
     "竞价": "spot",
     "竞价实例": "spot",
+    "竞价计费": "spot",
     "preemptible": "spot",
+    "spotpaid": "spot",
     "包月": "monthly",
     "包年包月": "monthly",
+    "按月": "monthly",
+    "月付": "monthly",
     "month": "monthly",
     "包年": "yearly",
+    "按年": "yearly",
+    "年付": "yearly",
     "year": "yearly",
 }
-PER_ALIASES = {"小时": "hour", "时": "hour", "h": "hour", "月": "month", "年": "year"}
+"""Billing modes as consoles write them: 阿里云 按量付费 / 抢占式实例 / 包年包月, 腾讯云 按量计费 /
+竞价实例 (API POSTPAID_BY_HOUR, SPOTPAID), 华为云 按需计费 / 竞价计费, 京东云 按配置计费, UCloud
+按时 / 按月 / 按年, AutoDL 按量. Ambiguous ones (预付费, 包年/包月 without a period) are refused
+with the choices rather than guessed."""
+PER_ALIASES = {
+    "小时": "hour", "时": "hour", "h": "hour", "元/小时": "hour", "元/时": "hour",
+    "月": "month", "元/月": "month", "年": "year", "元/年": "year",
+}  # fmt: skip
 _ID = re.compile(r"[^a-z0-9-]+")
 
 
