@@ -16,9 +16,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex, price
+from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -29,12 +31,10 @@ from gpuwise.catalog.ollama_tags import ollama_quant
 from gpuwise.catalog.schema import LlmModel
 from gpuwise.cost.compare import break_even
 from gpuwise.cost.model import DAYS_PER_MONTH
+from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.speed_constants import SpeedConstants
-
-EITHER_MARGIN = 0.10
-"""Buy and rent within 10% of each other: the answer is 'either' (prices move more than that)."""
 
 
 @dataclass
@@ -132,13 +132,15 @@ def caveated(o: Option) -> bool:
 def _rank_key(s: Scenario) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support)."""
+    capacity — before one that needs framework or kernel work (partial support). A public API
+    (an SLA to keep) prefers a data-centre rental to a marketplace host."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, float, float, str]:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
             s.ops_capacity != "strong" and caveated(o),
+            s.public_api and on_marketplace(o),
             o.cost.total,
             o.time_hours or 0.0,
             o.candidate.label,
@@ -158,10 +160,13 @@ def _pareto(options: list[Option]) -> None:
             best_time = t
 
 
-def _answers(options: list[Option]) -> dict[str, Any]:
+def _answers(options: list[Option], margin: float, months: float) -> dict[str, Any]:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
-    'either' only compares two fully priced options; a floor is never called the cheapest.
+    Owning and renting within `margin` of each other (the prices' own uncertainty) make the
+    answer 'either', with what decides between them: the daily use above which owning wins and
+    the month before which renting does. 'either' only compares two fully priced options; a
+    floor is never called the cheapest.
     """
     best = options[0] if options else None
     if best is None:
@@ -169,10 +174,11 @@ def _answers(options: list[Option]) -> dict[str, Any]:
     own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
     rent = next((o for o in options if o.candidate.kind == "rent"), None)
     verdict = "buy" if best.candidate.kind == "own" else "rent"
+    either = None
     if own and rent and not incomplete_capex(best):
         gap = abs(own.cost.total - rent.cost.total)
-        if gap <= EITHER_MARGIN * min(own.cost.total, rent.cost.total):
-            verdict = "either"
+        if gap <= margin * min(own.cost.total, rent.cost.total):
+            verdict, either = "either", _deciders(own, rent, months, margin)
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
         cloud = {
@@ -186,6 +192,24 @@ def _answers(options: list[Option]) -> dict[str, Any]:
         "card": best.candidate.gpu.id,
         "count": best.candidate.cards or best.candidate.count,
         "cloud": cloud,
+        "either": either,
+    }
+
+
+def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[str, Any]:
+    """What settles a near tie: owning wins above `own_above_hours_per_day` of use; renting
+    wins if the project ends before `rent_before_month` (None where that side never wins)."""
+    from gpuwise.advise.fired import option_label
+
+    be = break_even_of(own, rent, months) if own.own_spec and rent.rent_spec else None
+    hours = be.hours_per_day if be else None
+    return {
+        "own": option_label(own),
+        "rent": option_label(rent),
+        "margin": margin,
+        "own_above_hours_per_day": None if hours is None else round(hours, 1) + 0.0,
+        "cheaper_always": be.cheaper_always if be else None,
+        "rent_before_month": be.months if be else None,
     }
 
 
@@ -208,6 +232,8 @@ def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | No
     buyer, assumed = buyer_of(region, ctx.currency)
     cs = candidates(cat, s, region, buyer)
     found = _search(cat, s, ctx, cs)
+    price_marketplace_risk(cat, s, found.options)
+    found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     ranked, unchecked, infeasible = _classify(s, found.options, budget)
     set_aside: list[Option] = []
@@ -220,11 +246,12 @@ def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | No
         ((g, mem) for g, mem in found.tried.items() if g not in found.fitted),
         key=lambda kv: -kv[1],
     )
+    margin = assumption(cat, "price_uncertainty_fraction").value
     plan = Plan(
         s,
         ranked,
         infeasible,
-        _answers(ranked),
+        _answers(ranked, margin, s.months),
         dropped=cs.dropped,
         dropped_examples=cs.examples,
         unfit=unfit,

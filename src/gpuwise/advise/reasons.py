@@ -188,11 +188,13 @@ def message(key: str, params: dict[str, Any]) -> str:
 
 def rule_text(cat: Catalog, rule_id: str, lang: str, params: dict[str, Any]) -> str:
     """A rule's text filled with its numbers; the correction follows where the guide is wrong."""
+    from gpuwise.i18n import fill
+
     rule = next(r for r in cat.extra("rule") if r.id == rule_id)
     text = rule.text_zh if lang == "zh" else rule.text_en
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if lang == "zh" else params["note_en"]}
     with contextlib.suppress(KeyError, ValueError, IndexError):
-        text = text.format(**params)
+        text = fill(text, params)
     correction = rule.correction_zh if lang == "zh" else rule.correction_en
     return f"{text} ({correction})" if correction else text

@@ -107,7 +107,29 @@ def _first_line(plan: Plan) -> str:
         items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
         verdict = t(f"plan.verdict_{a['buy_or_rent']}")
         return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
+    if a["buy_or_rent"] == "either" and a.get("either"):
+        e = a["either"]
+        return t(
+            "plan.answer_either",
+            own=e["own"],
+            rent=e["rent"],
+            margin=e["margin"],
+            total=total,
+            decides=either_deciders(e, plan.scenario.months),
+        )
     return t(f"plan.answer_{a['buy_or_rent']}", total=total, monthly=monthly)
+
+
+def either_deciders(e: dict[str, Any], months: float) -> str:
+    """What settles a near tie between owning and renting, in words."""
+    parts: list[str] = []
+    if e["own_above_hours_per_day"] is not None:
+        parts.append(t("plan.either_own_above", hours=f"{e['own_above_hours_per_day']:.1f}"))
+    elif e["cheaper_always"] in ("own", "rent"):
+        parts.append(t(f"plan.either_{e['cheaper_always']}_always", months=months))
+    if e["rent_before_month"] is not None and e["rent_before_month"] > 1:
+        parts.append(t("plan.either_rent_before", month=e["rent_before_month"]))
+    return " ".join(parts)
 
 
 def answer_lines(cat: Catalog, plan: Plan) -> list[str]:

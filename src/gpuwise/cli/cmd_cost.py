@@ -66,6 +66,8 @@ def register(app: typer.Typer) -> None:
         pue: str = typer.Option(
             None, "--pue", help=t("cost.opt_pue"), click_type=number_or_name("pue")
         ),
+        site: str = typer.Option(None, "--site", help=t("cost.opt_site")),
+        company: bool = typer.Option(False, "--company", help=t("cost.opt_company")),
         idle_hours: float = typer.Option(
             None,
             "--idle-hours-per-day",
@@ -115,8 +117,9 @@ def register(app: typer.Typer) -> None:
 
             raise UserError("cost.owned_without_own")
         own_opts = OwnOptions(
-            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct, owned
-        )
+            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct, owned,
+            site=site, payer="business" if company else None,
+        )  # fmt: skip
         rent_opts = RentOptions(interruptions, restart_min)
         _run(
             own, count, vs, hours_per_day, months, idle_hours, usage, own_opts, rent_opts,

@@ -16,18 +16,27 @@ from gpuwise.catalog.dating import offer_price_dates, source_dates
 from gpuwise.catalog.names import normalize, suggest
 from gpuwise.catalog.schema import Gpu, Price
 from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, Provider
-from gpuwise.catalog.schema_cost import CostAssumption, HostPlatform
-from gpuwise.catalog.schema_extra import HostPart, Maintenance, PsuSizing, Pue, ResalePoint, Tariff
+from gpuwise.catalog.schema_cost import HostPlatform
+from gpuwise.catalog.schema_extra import HostPart, Maintenance, PsuSizing, ResalePoint
 from gpuwise.cost.fx import Fx, build_fx
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef, is_stale
 from gpuwise.cost.own import OwnSpec, pick_psu, psu_watts
+from gpuwise.cost.power import (
+    DEFAULT_TARIFF,
+    Payer,
+    assumption,
+    busy_fraction,
+    card_draw,
+    host_draw,
+    site_pue,
+    tariff_price,
+)
 from gpuwise.cost.rent import HiddenRates, RentSpec
 from gpuwise.cost.spot import SpotRisk
 from gpuwise.errors import UserError
 
 CURRENCIES = ("CNY", "USD", "EUR")
-DEFAULT_TARIFF = {"CNY": "cn-residential", "USD": "us-residential", "EUR": "eu-residential"}
-"""Tariff preset used when none is given: the residential preset of the chosen currency."""
+__all__ = ["DEFAULT_TARIFF", "assumption"]
 
 HIDDEN_FIELDS = {
     "block_storage_per_gb_month": "GB-month",
@@ -90,14 +99,6 @@ def make_context(
     return Context(cur, build_fx(cat.extra("rate"), cny_per_usd), today)
 
 
-def assumption(cat: Catalog, key: str) -> CostAssumption:
-    """A cost-model constant by id (a catalog without it is a broken install)."""
-    for a in cat.extra("cost_assumption"):
-        if a.id == key:
-            return a  # type: ignore[no-any-return]
-    raise UserError("cost.missing_constant", name=key)
-
-
 def fx_ref(ctx: Context) -> PriceRef | None:
     """The CNY/USD rate used, as a dated reference (None when the user gave it)."""
     if "CNY" in ctx.fx.overridden:
@@ -122,6 +123,16 @@ class OwnOptions:
     resale_pct: float | None = None
     maintenance_pct: float | None = None
     owned: bool = False
+    site: str | None = None
+    """Where the machine sits (owning.toml `site`): only a server room or data centre adds PUE."""
+    payer: Payer | None = None
+    """Who pays the electricity: a household (residential tariff) or a business (commercial)."""
+    region: str | None = None
+    """The region whose tariffs apply (a region id or country code); None: the currency's."""
+    workload: str | None = None
+    """train | serve | local: the share of TDP a busy card draws (None: training's)."""
+    host_owned: bool = False
+    """The host is a PC the user has and runs anyway: no host price and no host power."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +145,8 @@ class ResolvedOwn:
     host_parts: tuple[tuple[str, float], ...]
     prices: tuple[PriceRef, ...]
     notes: tuple[Note, ...]
+    site: str = "office"
+    """The site (or the user's PUE) the electricity was charged for."""
 
 
 def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
@@ -202,41 +215,6 @@ def _resale_points(cat: Catalog, gpu: Gpu) -> tuple[tuple[tuple[float, float], .
             curve = tuple(sorted((r.months_since_launch, r.fraction_of_launch) for r in chosen))
             return curve, sorted({r.gpu for r in chosen})
     return (), []
-
-
-def _number_or_preset(value: str) -> float | None:
-    try:
-        return float(value)
-    except ValueError:
-        return None
-
-
-def _tariff(cat: Catalog, ctx: Context, value: str | None) -> tuple[float, PriceRef | None]:
-    """Price per kWh in the result currency: a number (the user's) or a preset id."""
-    if value is not None and (num := _number_or_preset(value)) is not None:
-        if num < 0:
-            raise UserError("cost.negative", option="--tariff", value=value)
-        return num, None
-    key = value or DEFAULT_TARIFF[ctx.currency]
-    presets: Sequence[Tariff] = cat.extra("tariff")
-    t = next((x for x in presets if x.id == key.lower()), None)
-    if t is None:
-        raise UserError("cost.unknown_tariff", value=key, choices=", ".join(x.id for x in presets))
-    date = t.date or source_dates(cat, t.source).published
-    ref = ctx.ref(f"tariff:{t.id}", t.price_per_kwh, t.currency, "kWh", date, t.source)
-    return ctx.money(t.price_per_kwh, t.currency), ref
-
-
-def _pue(cat: Catalog, value: str) -> float:
-    if (num := _number_or_preset(value)) is not None:
-        if not 1.0 <= num <= 3.0:
-            raise UserError("cost.bad_pue", value=value)
-        return num
-    presets: Sequence[Pue] = cat.extra("pue")
-    p = next((x for x in presets if x.id == value.lower()), None)
-    if p is None:
-        raise UserError("cost.unknown_pue", value=value, choices=", ".join(x.id for x in presets))
-    return p.pue
 
 
 def _card_price(
@@ -364,21 +342,6 @@ def _host(
     return _Host(sum(p for _, p in chosen) if chosen else None, missing, chosen, psu_w)
 
 
-def _power(cat: Catalog, gpu: Gpu, notes: list[Note]) -> tuple[float | None, float | None]:
-    """Card draw under load and at idle (measured idle where the catalog has it); a card with
-    several devices draws each device's TDP."""
-    if not gpu.tdp_w:
-        notes.append(Note.of("cost.note_no_tdp", gpu=gpu.id))
-        return None, None
-    tdp = gpu.tdp_w * gpu.devices_per_card
-    load_frac = assumption(cat, "gpu_load_fraction_of_tdp").value
-    idle_frac = assumption(cat, "gpu_idle_fraction_of_tdp").value
-    measured = next((x.idle_w for x in cat.extra("gpu_idle_power") if x.gpu == gpu.id), None)
-    if measured is None:
-        notes.append(Note.of("cost.note_idle_from_tdp", gpu=gpu.id))
-    return tdp * load_frac, measured if measured is not None else tdp * idle_frac
-
-
 def _server_host_estimate(
     cat: Catalog, host: _Host, platform: HostPlatform, cards_total: float, notes: list[Note]
 ) -> _Host:
@@ -431,6 +394,80 @@ WHOLE_SYSTEM = "whole-system"
 """The platform of a machine sold whole (an Apple Mac): its price already includes the host."""
 
 
+@dataclass(frozen=True)
+class _Power:
+    """What the machine draws and what its owner pays per kWh."""
+
+    gpu_w: tuple[float | None, float | None]
+    host_w: tuple[float, float]
+    pue: float
+    site: str
+    tariff: float
+
+
+def _build(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    card_price: float,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> tuple[str, HostPlatform | None, _Host]:
+    """The platform the cards go in and the host's price (a Mac is a whole system)."""
+    if gpu.whole_system:
+        return WHOLE_SYSTEM, None, _Host(0.0, (), [], None)
+    platform = _platform(cat, gpu, count, opts.platform)
+    if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
+        notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
+        return platform.id, platform, _Host(0.0, (), [], None)
+    host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)
+    if opts.host_price is None and not opts.owned:
+        host = _server_host_estimate(cat, host, platform, card_price * count, notes)
+    return platform.id, platform, host
+
+
+def _power(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    platform: HostPlatform | None,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> _Power:
+    """Cards at the workload's share of TDP, the host sized to the host (none when the user's
+    PC runs anyway), PUE by where the machine sits, the tariff its owner pays."""
+    fraction = busy_fraction(cat, opts.workload)
+    gpu_w = card_draw(cat, gpu, fraction, notes)
+    host_w = (0.0, 0.0)
+    if platform is not None and not opts.host_owned:
+        host_w = host_draw(cat, platform, gpu, count, fraction)
+    pue, site = site_pue(cat, opts.site, opts.pue)
+    tariff, ref = tariff_price(cat, ctx, opts.tariff, opts.payer, opts.region)
+    if ref:
+        prices.append(ref)
+    if opts.host_owned:
+        notes.append(Note.of("cost.note_host_not_charged"))
+    if gpu_w[0] is not None and gpu_w[1] is not None and gpu.tdp_w:
+        tdp_w = gpu.tdp_w * gpu.devices_per_card
+        notes.append(
+            Note.of(
+                "cost.note_power",
+                busy_w=gpu_w[0],
+                pct=fraction,
+                tdp_w=tdp_w,
+                idle_w=gpu_w[1],
+                host_w=host_w[0],
+                site=site,
+                pue=pue,
+            )
+        )
+    return _Power(gpu_w, host_w, pue, site, tariff)
+
+
 def resolve_own(
     cat: Catalog, ctx: Context, gpu_name: str, count: int, opts: OwnOptions | None = None
 ) -> ResolvedOwn:
@@ -445,24 +482,8 @@ def resolve_own(
     prices = [card_ref] if card_ref else []
     if opts.owned:
         notes.append(Note.of("cost.note_owned", gpu=gpu.id, count=count))
-    if gpu.whole_system:
-        platform_id, pue_name, host_w = WHOLE_SYSTEM, opts.pue or "home", (0.0, 0.0)
-        host = _Host(0.0, (), [], None)
-    else:
-        platform = _platform(cat, gpu, count, opts.platform)
-        platform_id, pue_name = platform.id, opts.pue or platform.pue
-        host_w = (platform.load_w + count * platform.load_w_per_gpu, platform.idle_w)
-        if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
-            host = _Host(0.0, (), [], None)
-            notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
-        else:
-            host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)
-            if opts.host_price is None and not opts.owned:
-                host = _server_host_estimate(cat, host, platform, card_price * count, notes)
-    gpu_load_w, gpu_idle_w = _power(cat, gpu, notes)
-    tariff, tariff_ref = _tariff(cat, ctx, opts.tariff)
-    if tariff_ref:
-        prices.append(tariff_ref)
+    platform_id, platform, host = _build(cat, ctx, gpu, count, card_price, opts, notes, prices)
+    power = _power(cat, ctx, gpu, count, platform, opts, notes, prices)
     resale = _resale(cat, ctx, gpu, card_price, opts, notes)
     spec = OwnSpec(
         label=f"own:{gpu.id}x{count}",
@@ -471,12 +492,12 @@ def resolve_own(
         currency=ctx.currency,
         card_price=card_price,
         host_price=host.price,
-        gpu_load_w=gpu_load_w,
-        gpu_idle_w=gpu_idle_w,
-        host_load_w=host_w[0],
-        host_idle_w=host_w[1],
-        pue=_pue(cat, pue_name),
-        tariff_per_kwh=tariff,
+        gpu_load_w=power.gpu_w[0],
+        gpu_idle_w=power.gpu_w[1],
+        host_load_w=power.host_w[0],
+        host_idle_w=power.host_w[1],
+        pue=power.pue,
+        tariff_per_kwh=power.tariff,
         maintenance_annual_fraction=_maintenance(cat, opts),
         resale_base_per_card=resale.base,
         resale_age_months=resale.age_months,
@@ -485,9 +506,8 @@ def resolve_own(
         unpriced_host=host.missing,
         owned=opts.owned,
     )
-    return ResolvedOwn(
-        spec, platform_id, host.psu_w, tuple(host.parts), with_retrieved(cat, prices), tuple(notes)
-    )
+    parts, refs = tuple(host.parts), with_retrieved(cat, prices)
+    return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)
 
 
 # ---------------------------------------------------------------- renting

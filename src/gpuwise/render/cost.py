@@ -148,6 +148,8 @@ def render_cost(console: Console, report: dict[str, Any], extra_notes: list[str]
             params = dict(n["params"])
             if "platform" in params:
                 params["platform"] = t(f"platform.{params['platform']}")
+            if "site" in params:
+                params["site"] = t(f"site.{params['site']}")
             text = t(n["key"], **params)
             if text not in notes:
                 notes.append(text)
