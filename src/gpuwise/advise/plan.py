@@ -263,12 +263,33 @@ def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | No
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
+    if any(o.candidate.kind == "own" for o in (*ranked, *infeasible, *unchecked)):
+        plan.assumptions.append(_power_assumption(cat, s, ctx))
     from gpuwise.advise.fired import fire_rules, suggest_fixes
 
     plan.rules = fire_rules(cat, plan, ctx)
     if not ranked:
         plan.suggestions = suggest_fixes(cat, s, plan)
     return plan
+
+
+def _power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:
+    """What owned machines are charged for power: the tariff of whoever pays, where they sit
+    (PUE), and the share of TDP a busy card draws; the plan says it, so it can be changed."""
+    from gpuwise.cost.power import busy_fraction, default_tariff, site_pue
+    from gpuwise.i18n import t
+
+    region = None if s.region.strip().lower() in ("any", "") else s.region
+    key = s.tariff or default_tariff(cat, ctx.currency, s.payer(), region)
+    preset = next((x for x in cat.extra("tariff") if x.id == key.lower()), None)
+    pue, site = site_pue(cat, s.owned_site(), None)
+    params: dict[str, Any] = {"pue": pue, "pct": busy_fraction(cat, s.workload.kind)}
+    for lang in ("en", "zh"):
+        name = getattr(preset, f"name_{lang}") if preset else f"{key}/kWh"
+        params[f"tariff_{lang}"] = name
+        params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
+        params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
+    return ("plan.assume_power", params)
 
 
 def hours_per_day_of(o: Option) -> float:

@@ -178,7 +178,10 @@ def default_tariff(
 
 
 def tariff_price(
-    cat: Catalog, ctx: Context, value: str | None, payer: Payer | None = None,
+    cat: Catalog,
+    ctx: Context,
+    value: str | None,
+    payer: Payer | None = None,
     region: str | None = None,
 ) -> tuple[float, PriceRef | None]:
     """Price per kWh in the result currency: a number (the user's), a preset id, or the
