@@ -68,13 +68,13 @@ def test_one_off_run_is_billed_by_the_hour_not_a_month() -> None:
 
 def test_each_offer_is_ranked_once_in_its_cheapest_billing() -> None:
     plan = plan_for(ONE_OFF)
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, int]] = set()
     for o in rentals(plan):
         c = o.candidate
         if c.billing == "spot":
             continue
         assert c.provider and c.offer
-        key = (c.provider.id, c.offer.instance)
+        key = (c.provider.id, c.offer.instance, c.nodes)
         assert key not in seen, key
         seen.add(key)
         assert all(o.cost.total <= v for v in o.billing_alternatives.values())

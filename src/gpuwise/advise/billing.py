@@ -32,13 +32,13 @@ def cheapest_billing(options: list[Option]) -> list[Option]:
     """The options with each offer's committed and on-demand modes reduced to the cheapest;
     the chosen one carries the others' totals (`billing_alternatives`) and a rule saying why."""
     out: list[Option] = []
-    groups: dict[tuple[str, str], list[Option]] = {}
+    groups: dict[tuple[str, str, int], list[Option]] = {}
     for o in options:
         c = o.candidate
         if c.kind != "rent" or c.billing in SEPARATE or not c.offer or not c.provider:
             out.append(o)
             continue
-        groups.setdefault((c.provider.id, c.offer.instance), []).append(o)
+        groups.setdefault((c.provider.id, c.offer.instance, c.nodes), []).append(o)
     for group in groups.values():
         best = min(group, key=lambda o: (o.cost.total, o.candidate.billing or ""))
         others = {o.candidate.billing or "": o.cost.total for o in group if o is not best}

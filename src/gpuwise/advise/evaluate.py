@@ -127,13 +127,33 @@ def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
     )
 
 
+def machines(cost: CostOption, nodes: int, own: bool) -> CostOption:
+    """The cost of `nodes` identical machines; owned machines joined into one job also need a
+    switch and cables, which the catalog does not price (shown unpriced, never free)."""
+    if nodes == 1:
+        return cost
+    items = {k: v * nodes for k, v in cost.items.items()}
+    unpriced = (*cost.unpriced, "network") if own else cost.unpriced
+    return replace(cost, items=items, unpriced=unpriced)
+
+
 def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -> Option | None:
     """Cost the candidate over the project; None when the catalog cannot build or price it."""
+    option = _price_machine(cat, ctx, s, c, sized)
+    if option is not None and c.nodes > 1:
+        option.cost = machines(option.cost, c.nodes, c.kind == "own")
+    return option
+
+
+def _price_machine(
+    cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized
+) -> Option | None:
+    """Cost one machine of the candidate over the time its work needs (its Schedule)."""
     sch = schedule(s, sized)
     busy, run_hours = sch.busy_hours_per_month, sch.run_hours
     try:
         if c.kind == "own":
-            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.count, own_options(s, c))
+            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, own_options(s, c))
             cost = own_cost(own.spec, busy, sch.months)
             if c.unpriced_card and not c.already_owned:  # unpriced, never free
                 cost = CostOption(

@@ -107,6 +107,9 @@ class Offer(Sourced):
     regions: list[str] = Field(default_factory=list)
     price_region: str | None = None
     node_gpus: PositiveInt | None = None
+    network_gbps: PositiveFloat | None = None
+    """The instance's scale-out network to other instances (Gb/s, all its NICs): what a job
+    across machines talks over. None: not published (the planner assumes plain Ethernet)."""
     published: dt.date | None = None
     """The date the offer's prices were stated, when it differs from the source's."""
     origin: Literal["catalog", "feed", "user"] = "catalog"

@@ -410,6 +410,10 @@ class SpeedInputs:
     max_batch: int | None = None
     backend: str | None = None
     built: dt.date | None = None
+    node_gpus: int | None = None
+    """Devices in one machine when the job spans several (a rented node, an owned server)."""
+    network_gbps_per_node: float | None = None
+    """The scale-out network of one machine (Gb/s), shared by its devices across nodes."""
 
 
 @dataclass(frozen=True)
@@ -512,8 +516,13 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
     replicas = req.gpus // r.tp
     tokens = req.batch * req.seq_len
     compute = tokens * train_flops_per_token(r) / (flops * r.tp)
-    link = sc.link(gpu, req.gpus)
+    across_nodes = bool(s.node_gpus and req.gpus > s.node_gpus and s.network_gbps_per_node)
+    link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
     link_bps = _link_bandwidth(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
+    if across_nodes and s.node_gpus and s.network_gbps_per_node:
+        # across machines every step's traffic leaves through the node's NICs, which its
+        # devices share (hierarchical all-reduce: NCCL rings cross the network once per node)
+        link_bps = s.network_gbps_per_node / 8 * 1e9 / s.node_gpus * link.bus_bandwidth_fraction
     comm = comm_bytes_per_step(r) / link_bps if req.gpus > 1 else 0.0
     exposed = max(0.0, comm - link.overlap_fraction * compute)
     offload = 0.0
