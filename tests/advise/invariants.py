@@ -53,7 +53,7 @@ def _check_power(cat: Catalog, plan: Plan, o: Option) -> None:
     if spec.gpu_load_w is not None:
         assert spec.gpu_load_w <= tdp + 1e-9, (c.label, spec.gpu_load_w, tdp)
     hours = o.cost.details.get("busy_hours", 0.0) + o.cost.details.get("idle_hours", 0.0)
-    ceiling_w = spec.count * tdp + spec.host_load_w
+    ceiling_w = (spec.count * tdp + spec.host_load_w) * c.nodes  # spec: one machine of nodes
     bound = ceiling_w * hours / 1000 * declared * spec.tariff_per_kwh
     assert o.cost.items.get("electricity", 0.0) <= bound * (1 + 1e-9) + 1e-9, (c.label, bound)
     if c.already_owned:
