@@ -1,25 +1,24 @@
 """Catalog entries → the plain specs the cost functions take (currency converted, dated).
 
 Pure: the catalog object and `today` come in, specs, dated price references and notes come
-out. Unknown names and impossible builds raise a UserError with a one-line message.
+out. Unknown names and impossible builds raise a UserError with a one-line message. This module
+resolves owning; the context lives in cost.context and renting in cost.resolve_rent (both
+re-exported here, where callers have always found them).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from gpuwise.catalog.catalog import Catalog, did_you_mean
-from gpuwise.catalog.dating import offer_price_dates, source_dates
-from gpuwise.catalog.names import normalize, suggest
+from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu, Price
-from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, Provider
 from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import HostPart, Maintenance, PsuSizing, ResalePoint
-from gpuwise.cost.fx import Fx, build_fx
-from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef, is_stale
+from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
+from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec, pick_psu, psu_watts
 from gpuwise.cost.power import (
     DEFAULT_TARIFF,
@@ -31,81 +30,35 @@ from gpuwise.cost.power import (
     site_pue,
     tariff_price,
 )
-from gpuwise.cost.rent import HiddenRates, RentSpec
-from gpuwise.cost.spot import SpotRisk
+from gpuwise.cost.resolve_rent import (
+    HIDDEN_FIELDS,
+    RentOptions,
+    ResolvedRent,
+    find_offer,
+    find_provider,
+    hidden_rates,
+    parse_vs,
+    resolve_rent,
+)
 from gpuwise.errors import UserError
 
-CURRENCIES = ("CNY", "USD", "EUR")
-__all__ = ["DEFAULT_TARIFF", "assumption"]
-
-HIDDEN_FIELDS = {
-    "block_storage_per_gb_month": "GB-month",
-    "object_storage_per_gb_month": "GB-month",
-    "egress_per_gb": "GB",
-    "snapshot_per_gb_month": "GB-month",
-    "public_ip_per_hour": "hour",
-    "nat_gateway_per_hour": "hour",
-    "nat_gateway_per_gb": "GB",
-}
-"""Hidden-cost rates shown with their dates, and the unit each is per."""
-
-
-@dataclass(frozen=True)
-class Context:
-    """Currency of the results, exchange rates and the day prices are judged stale against."""
-
-    currency: str
-    fx: Fx
-    today: dt.date
-
-    def money(self, amount: float, currency: str) -> float:
-        """`amount` in `currency` converted to the result currency."""
-        return self.fx.convert(amount, currency, self.currency)
-
-    def ref(
-        self,
-        label: str,
-        amount: float,
-        currency: str,
-        per: str,
-        date: dt.date | None,
-        src: str,
-        retrieved: dt.date | None = None,
-        origin: str = "catalog",
-    ) -> PriceRef:
-        """A price reference dated by its published date, stale-checked against today."""
-        stale = is_stale(date, self.today)
-        return PriceRef(label, amount, currency, per, date, src, stale, retrieved, origin)
-
-
-def with_retrieved(cat: Catalog, refs: Sequence[PriceRef]) -> tuple[PriceRef, ...]:
-    """Fill each reference's retrieved date from its source (the user's own values have none)."""
-    out = []
-    for r in refs:
-        src = cat.sources.get(r.source)
-        if r.retrieved is None and src is not None:
-            r = replace(r, retrieved=src.retrieved)
-        out.append(r)
-    return tuple(out)
-
-
-def make_context(
-    cat: Catalog, currency: str, today: dt.date, cny_per_usd: float | None = None
-) -> Context:
-    """Check the currency and build the exchange table (`--fx` overrides CNY per USD)."""
-    cur = currency.upper()
-    if cur not in CURRENCIES:
-        raise UserError("cost.bad_currency", value=currency, choices=", ".join(CURRENCIES))
-    return Context(cur, build_fx(cat.extra("rate"), cny_per_usd), today)
-
-
-def fx_ref(ctx: Context) -> PriceRef | None:
-    """The CNY/USD rate used, as a dated reference (None when the user gave it)."""
-    if "CNY" in ctx.fx.overridden:
-        return None
-    return ctx.ref(
-        "fx", ctx.fx.rate("CNY"), "CNY", "USD", ctx.fx.dates.get("CNY"), ctx.fx.sources["CNY"]
-    )
+__all__ = [
+    "CURRENCIES",
+    "DEFAULT_TARIFF",
+    "HIDDEN_FIELDS",
+    "Context",
+    "RentOptions",
+    "ResolvedRent",
+    "assumption",
+    "find_offer",
+    "find_provider",
+    "fx_ref",
+    "hidden_rates",
+    "make_context",
+    "parse_vs",
+    "resolve_rent",
+    "with_retrieved",
+]
 
 
 # ---------------------------------------------------------------- owning
@@ -508,173 +461,3 @@ def resolve_own(
     )
     parts, refs = tuple(host.parts), with_retrieved(cat, prices)
     return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)
-
-
-# ---------------------------------------------------------------- renting
-
-
-@dataclass(frozen=True)
-class RentOptions:
-    """User values for spot risk that win over the catalog defaults."""
-
-    interruptions_per_day: float | None = None
-    restart_min: float | None = None
-
-
-@dataclass(frozen=True)
-class ResolvedRent:
-    """A rental spec with the dated prices it rests on and notes."""
-
-    spec: RentSpec
-    prices: tuple[PriceRef, ...]
-    notes: tuple[Note, ...]
-
-
-def parse_vs(text: str) -> tuple[str, str, str | None]:
-    """`provider:instance[:billing]` → parts (instances may contain ':' only before a billing)."""
-    provider, sep, rest = text.partition(":")
-    if not sep or not provider or not rest:
-        raise UserError("cost.bad_vs", value=text)
-    billing = None
-    head, sep2, tail = rest.rpartition(":")
-    if sep2 and tail.lower() in BILLINGS:
-        rest, billing = head, tail.lower()
-    return provider.strip().lower(), rest.strip(), billing
-
-
-def find_provider(cat: Catalog, name: str) -> Provider:
-    """A provider by id (or English/Chinese name); unknown names suggest close ones."""
-    key = normalize(name)
-    for p in cat.providers.values():
-        if key in (normalize(p.id), normalize(p.name_en), normalize(p.name_zh)):
-            return p
-    index = {normalize(p.id): p.id for p in cat.providers.values()}
-    hint = did_you_mean(suggest(name, index, {}))
-    raise UserError("cost.unknown_provider", name=name, hint=hint)
-
-
-_OFFER_NAMES: dict[int, tuple[Catalog, dict[str, dict[str, Offer]]]] = {}
-
-
-def _offer_names(cat: Catalog) -> dict[str, dict[str, Offer]]:
-    """provider → normalized instance name → offer, built once per catalog (a planner looks up
-    hundreds of offers among the thousands a refreshed price feed adds)."""
-    held = _OFFER_NAMES.get(id(cat))
-    if held is not None and held[0] is cat:
-        return held[1]
-    names: dict[str, dict[str, Offer]] = {}
-    for o in cat.offers:
-        names.setdefault(o.provider, {}).setdefault(normalize(o.instance.replace("×", "x")), o)
-    _OFFER_NAMES.clear()
-    _OFFER_NAMES[id(cat)] = (cat, names)
-    return names
-
-
-def find_offer(cat: Catalog, provider: Provider, instance: str) -> Offer:
-    """An offer of `provider` by instance name (case, spaces and '×' ignored)."""
-    offers = _offer_names(cat).get(provider.id, {})
-    found = offers.get(normalize(instance.replace("×", "x")))
-    if found is not None:
-        return found
-    index = {key: o.instance for key, o in offers.items()}
-    hint = did_you_mean(suggest(instance, index, {}))
-    raise UserError("cost.unknown_instance", provider=provider.id, name=instance, hint=hint)
-
-
-def hidden_rates(h: HiddenCosts | None, src_currency: str, ctx: Context) -> HiddenRates:
-    """A provider's hidden-cost rates in the result currency (None stays None)."""
-    if h is None:
-        return HiddenRates()
-
-    def m(v: float | None) -> float | None:
-        return None if v is None else ctx.money(v, src_currency)
-
-    return HiddenRates(
-        block_per_gb_month=m(h.block_storage_per_gb_month),
-        object_per_gb_month=m(h.object_storage_per_gb_month),
-        egress_per_gb=m(h.egress_per_gb),
-        egress_free_gb_per_month=h.egress_free_gb_per_month,
-        snapshot_per_gb_month=m(h.snapshot_per_gb_month),
-        public_ip_per_hour=m(h.public_ip_per_hour),
-        nat_per_hour=m(h.nat_gateway_per_hour),
-        nat_per_gb=m(h.nat_gateway_per_gb),
-    )
-
-
-def resolve_rent(
-    cat: Catalog, ctx: Context, vs: str, opts: RentOptions | None = None
-) -> ResolvedRent:
-    """Everything needed to price one `provider:instance[:billing]` option."""
-    opts = opts or RentOptions()
-    prov_name, inst_name, billing = parse_vs(vs)
-    provider = find_provider(cat, prov_name)
-    offer = find_offer(cat, provider, inst_name)
-    if billing is None:
-        price = offer.price("on-demand") or offer.prices[0]
-    else:
-        found = offer.price(billing)
-        if found is None:
-            have = ", ".join(p.billing for p in offer.prices)
-            raise UserError("cost.no_billing", offer=offer.instance, billing=billing, have=have)
-        price = found
-    cur = provider.currency
-    src = price.source or offer.source
-    label = f"{provider.id}:{offer.instance}:{price.billing}"
-    when = offer_price_dates(cat, offer, price)
-    prices = [
-        ctx.ref(
-            f"offer:{label}",
-            price.amount,
-            cur,
-            price.per,
-            when.published,
-            src,
-            when.retrieved,
-            offer.origin,
-        )
-    ]
-    hidden = cat.hidden_costs.get(provider.id)
-    if hidden is not None:
-        for field, per in HIDDEN_FIELDS.items():
-            value = getattr(hidden, field)
-            if value is None:
-                continue
-            hsrc = hidden.field_sources.get(field, hidden.source)
-            hd = source_dates(cat, hsrc)
-            prices.append(
-                ctx.ref(f"hidden:{field}", value, cur, per, hd.published, hsrc, hd.retrieved)
-            )
-    notes: list[Note] = []
-    spot = None
-    if price.billing == "spot":
-        for option, v in (
-            ("--spot-interruptions-per-day", opts.interruptions_per_day),
-            ("--restart-min", opts.restart_min),
-        ):
-            if v is not None and v < 0:
-                raise UserError("cost.negative", option=option, value=v)
-        if opts.interruptions_per_day is not None:
-            rate = opts.interruptions_per_day / 24
-        elif provider.spot_interruptions_per_day is not None:  # the provider's published rate
-            rate = provider.spot_interruptions_per_day / 24
-        else:
-            rate = assumption(cat, "spot_interruptions_per_hour").value
-            notes.append(Note.of("cost.note_spot_default", provider=provider.id, per_day=rate * 24))
-        restart_min = opts.restart_min
-        if restart_min is None:
-            restart_min = assumption(cat, "spot_restart_min").value
-        spot = SpotRisk(rate, restart_min / 60)
-    spec = RentSpec(
-        label=label,
-        provider=provider.id,
-        instance=offer.instance,
-        gpu_id=offer.gpu,
-        gpu_count=offer.gpu_count,
-        billing=price.billing,
-        price=ctx.money(price.amount, cur),
-        per=price.per,
-        currency=ctx.currency,
-        hidden=hidden_rates(hidden, cur, ctx),
-        spot=spot,
-    )
-    return ResolvedRent(spec, tuple(prices), tuple(notes))
