@@ -5,15 +5,18 @@ service (issue 26, items 8 and 9)."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gpuwise.advise.evaluate import incomplete_capex
 from gpuwise.advise.plan import Plan, _answers, caveated, make_plan
 from gpuwise.advise.report import answer_lines
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
+from gpuwise.cost.power import assumption
 from gpuwise.i18n import t, unsigned_zero
 from tests.advise.invariants import NEGATIVE_ZERO
 
@@ -149,3 +152,22 @@ def test_negative_zero_pattern_spares_dates_and_names() -> None:
     assert NEGATIVE_ZERO.search("breaks even at -0.0 h/day")
     assert NEGATIVE_ZERO.search("¥-0 in all")
     assert not NEGATIVE_ZERO.search("2026-01-08 qwen2.5-0.5b -0.5 h")
+
+
+def test_rentals_within_the_margin_are_named_as_ties() -> None:
+    example = Path(__file__).parents[2] / "examples" / "qlora-7b-china.yaml"
+    plan = plan_for(yaml.safe_load(example.read_text("utf-8")))
+    cloud = plan.answers["cloud"]
+    assert cloud is not None
+    margin = assumption(load_catalog(), "price_uncertainty_fraction").value
+    best = next(o for o in plan.options if o.candidate.kind == "rent")
+    by_name = {
+        (o.candidate.provider.id, o.candidate.offer.instance, o.candidate.billing): o
+        for o in plan.options
+        if o.candidate.provider and o.candidate.offer
+    }
+    for tie in cloud["ties"]:
+        o = by_name[(tie["provider"], tie["instance"], tie["billing"])]
+        assert o.cost.total <= best.cost.total * (1 + margin) and o is not best
+    line = answer_lines(load_catalog(), plan)[2]
+    assert all(tie["instance"] in line for tie in cloud["ties"]), line

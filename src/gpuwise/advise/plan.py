@@ -228,11 +228,7 @@ def _answers(options: list[Option], margin: float, months: float) -> dict[str, A
             verdict, either = "either", _deciders(own, rent, months, margin)
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
-        cloud = {
-            "provider": rent.candidate.provider.id,
-            "instance": rent.candidate.offer.instance if rent.candidate.offer else None,
-            "billing": rent.candidate.billing,
-        }
+        cloud = {**_cloud(rent), "ties": _rental_ties(options, rent, margin)}
     return {
         "buy_or_rent": verdict,
         "vendor": best.candidate.gpu.vendor,
@@ -241,6 +237,28 @@ def _answers(options: list[Option], margin: float, months: float) -> dict[str, A
         "cloud": cloud,
         "either": either,
     }
+
+
+def _cloud(o: Option) -> dict[str, Any]:
+    """A rental as the answer names it: provider, instance, billing."""
+    c = o.candidate
+    return {
+        "provider": c.provider.id if c.provider else None,
+        "instance": c.offer.instance if c.offer else None,
+        "billing": c.billing,
+    }
+
+
+def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[dict[str, Any]]:
+    """Other rentals whose totals are within `margin` of the best one's: as good an answer,
+    given what their prices are known to (at most two, cheapest first)."""
+    others = [
+        o
+        for o in options
+        if o.candidate.kind == "rent" and o is not rent and not incomplete_capex(o)
+    ]
+    close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]
+    return [_cloud(o) for o in close[:2]]
 
 
 def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[str, Any]:

@@ -146,17 +146,36 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     card = f"{vendor} {gpu.name}".strip()
     lines.append(t("plan.answer_card", card=card, count=a["count"]))
     if a["cloud"]:
-        lines.append(
-            t(
-                "plan.answer_cloud",
-                provider=provider_name(cat, a["cloud"]["provider"]),
-                instance=a["cloud"]["instance"],
-                billing=t(f"billing.{a['cloud']['billing']}"),
-            )
+        line = t(
+            "plan.answer_cloud",
+            provider=provider_name(cat, a["cloud"]["provider"]),
+            instance=a["cloud"]["instance"],
+            billing=t(f"billing.{a['cloud']['billing']}"),
         )
+        lines.append(line + _ties_text(cat, a["cloud"].get("ties") or []))
     else:
         lines.append(t("plan.answer_no_cloud"))
     return lines
+
+
+def _ties_text(cat: Catalog, ties: list[dict[str, Any]]) -> str:
+    """' As good, within 5%: …' for rentals as cheap as the answer within the prices' own
+    uncertainty; '' when there are none."""
+    if not ties:
+        return ""
+    from gpuwise.cost.power import assumption
+
+    names = t("plan.list_sep").join(
+        t(
+            "plan.tie_name",
+            provider=provider_name(cat, x["provider"]),
+            instance=x["instance"],
+            billing=t(f"billing.{x['billing']}"),
+        )
+        for x in ties
+    )
+    margin = assumption(cat, "price_uncertainty_fraction").value
+    return t("plan.answer_cloud_ties", names=names, margin=margin)  # en starts with a space
 
 
 def provider_name(cat: Catalog, provider_id: str) -> str:
