@@ -14,7 +14,19 @@ from typing import Any
 import pytest
 import tomllib
 
-CORPUS = tomllib.loads((Path(__file__).parent / "corpus.toml").read_text(encoding="utf-8"))
+from gpuwise.userfiles import DATA_MAX_BYTES
+
+
+def _load_corpus() -> dict[str, list[Any]]:
+    """corpus.toml and every corpus_*.toml beside it (one per review or area), merged."""
+    merged: dict[str, list[Any]] = {}
+    for path in sorted(Path(__file__).parent.glob("corpus*.toml")):
+        for kind, entries in tomllib.loads(path.read_text(encoding="utf-8")).items():
+            merged.setdefault(kind, []).extend(entries)
+    return merged
+
+
+CORPUS = _load_corpus()
 
 OVERRIDE_SOURCES = """[sources.my-bench]
 url = "https://example.org/my-measurement"
@@ -39,7 +51,7 @@ MAKERS: dict[str, Any] = {
     ),
     "many_aliases": lambda _: _WORKLOAD + "a: &a 1\nb: [" + ", ".join(["*a"] * 250) + "]\n",
     "big_yaml": lambda _: _WORKLOAD + "# padding\n" * 110_000,
-    "big_toml": lambda _: "# padding\n" * 110_000,
+    "big_toml": lambda _: "# padding\n" * (DATA_MAX_BYTES // 10 + 1),
     "override": lambda text: OVERRIDE_SOURCES + text,
 }
 """Files too big or too repetitive to write out in the corpus."""
@@ -121,6 +133,8 @@ def test_corpus(case: dict[str, Any], cli: Any, tmp_path: Path, monkeypatch: Any
         assert word in res.out, (word, shown)
     for word in case.get("err", []):
         assert word in res.err, (word, shown)
+    for word in case.get("absent", []):  # wording a fixed message must no longer use
+        assert word not in res.out + res.err, (word, shown)
     for name, data in before.items():
         assert (tmp_path / name).read_bytes() == data, f"{name} was changed"
     for name in case.get("created", []):

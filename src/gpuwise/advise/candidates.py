@@ -87,9 +87,7 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     return True
 
 
-def _own(
-    cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int
-) -> None:
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
     for gpu in cat.gpus:
         if not _buyable(s, gpu, buyer, out):
             continue
@@ -215,7 +213,7 @@ def _cheapest_per_configuration(offers: list[Eligible], out: CandidateSet) -> li
     for i, (offer, _, _) in enumerate(offers):
         config = (offer.provider, offer.gpu, offer.gpu_count, offer.node_gpus, offer.vcpu)
         for p in offer.prices:
-            key = (*config, offer.ram_gb, p.billing)
+            key = (*config, offer.ram_gb, p.billing, p.currency)  # amounts compare per currency
             if key not in best or p.per_hour < best[key][0]:
                 best[key] = (p.per_hour, i)
     winners = {i for _, i in best.values()}
