@@ -107,6 +107,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     choices: dict[str, EngineChoice] = {}
     sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
+    owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -117,7 +118,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         choice = choices[gpu.id]
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
-            if c.already_owned:
+            if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         scale = scale_out(c, network_default)
@@ -128,7 +129,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
         if sized is None:
-            if c.already_owned:  # said in the report: the user expects their own card first
+            if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
+                # said in the report: the user expects their own cards first
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         out.fitted.add(gpu.id)
