@@ -21,10 +21,11 @@ from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
 from gpuwise.cost.model import PriceRef, busy_hours_per_month
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
+from gpuwise.cost.system import as_system_cost, resolve_system
 from gpuwise.errors import UserError
 
 Fired = tuple[str, dict[str, Any]]
-CAPEX_ITEMS = {"cards", "host", "compute"}
+CAPEX_ITEMS = {"cards", "host", "system", "compute"}
 """Items without which a total is only a floor: the hardware, or the instance itself."""
 
 
@@ -71,6 +72,22 @@ class Option:
     def checked(self) -> bool:
         """Every limit the scenario sets could be checked for this option."""
         return not self.unchecked
+
+
+def best_use_of_each_system(ranked: list[Option]) -> list[Option]:
+    """Only the best-ranked way to use each system purchase: the same servers bought with
+    fewer or more of their devices busy are the same money spent, so the list shows it once."""
+    seen: set[tuple[str, int]] = set()
+    out: list[Option] = []
+    for o in ranked:
+        c = o.candidate
+        if c.system is not None and not c.already_owned:
+            key = (c.system.id, c.systems)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(o)
+    return out
 
 
 def incomplete_capex(o: Option) -> bool:
@@ -152,6 +169,8 @@ def _price_machine(
     sch = schedule(s, sized)
     busy, run_hours = sch.busy_hours_per_month, sch.run_hours
     try:
+        if c.kind == "own" and c.system is not None and not c.already_owned:
+            return _price_system(cat, ctx, c, sized, sch, s)
         if c.kind == "own":
             own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, own_options(s, c))
             cost = own_cost(own.spec, busy, sch.months)
@@ -182,20 +201,43 @@ def _price_machine(
         return None
 
 
-def own_options(s: Scenario, c: Candidate) -> OwnOptions:
-    """What the scenario says about owning: cards it already has, a host it has or has priced,
-    where the machine sits, who pays its electricity and what it runs.
+def _price_system(
+    cat: Catalog, ctx: Context, c: Candidate, sized: Sized, sch: Schedule, s: Scenario
+) -> Option:
+    """One whole system: its price covers the host, so no host is added; unused devices idle
+    (`price` multiplies it by the systems bought); power as for any owned machine."""
+    assert c.system is not None
+    opts = power_options(s)
+    own = resolve_system(cat, ctx, c.system, 1, c.node_devices, opts, c.market)
+    busy, run_hours = sch.busy_hours_per_month, sch.run_hours
+    cost = as_system_cost(own_cost(own.spec, busy, sch.months), own.system_priced)
+    stale = sum(p.stale for p in own.prices)
+    option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
+    option.platform = own.platform
+    option.prices = own.prices
+    return option
 
-    An existing PC takes one actively cooled consumer card without a new host (`owns_host`);
-    that PC runs anyway, so only the card's power is charged (as for cards already owned in it).
-    """
-    base = OwnOptions(
+
+def power_options(s: Scenario) -> OwnOptions:
+    """What the scenario says about an owned machine's power: where it sits, who pays the
+    electricity (and at which tariff) and what it runs."""
+    return OwnOptions(
         site=s.owned_site(),
         payer=s.payer(),
         region=None if s.region.strip().lower() in ANY else s.region,
         workload=s.workload.kind,
         tariff=s.tariff,
     )
+
+
+def own_options(s: Scenario, c: Candidate) -> OwnOptions:
+    """What the scenario says about owning: cards it already has, a host it has or has priced,
+    and the machine's power (`power_options`).
+
+    An existing PC takes one actively cooled consumer card without a new host (`owns_host`);
+    that PC runs anyway, so only the card's power is charged (as for cards already owned in it).
+    """
+    base = power_options(s)
     if c.already_owned:
         return replace(base, owned=True, host_owned=s.owns_host)
     host: float | None = s.host_price

@@ -187,7 +187,8 @@ def _run(
     from gpuwise.catalog import load_catalog
     from gpuwise.cli.cmd_offers import default_currency
     from gpuwise.cost.report import cheapest_billing, cost_report
-    from gpuwise.cost.resolve import make_context, resolve_own
+    from gpuwise.cost.resolve import make_context
+    from gpuwise.cost.system import resolve_purchase
     from gpuwise.errors import UserError
     from gpuwise.render import out
 
@@ -200,7 +201,7 @@ def _run(
     cat = load_catalog()
     ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
     own_opts = _in_currency(ctx, own_opts)
-    owned = resolve_own(cat, ctx, own, count, own_opts) if own else None
+    owned = resolve_purchase(cat, ctx, own, count, own_opts) if own else None
     rents = [cheapest_billing(cat, ctx, v, rent_opts, hours_per_day, months, usage) for v in vs]
     report = cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
     notes: list[str] = []

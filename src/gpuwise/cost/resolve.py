@@ -100,6 +100,10 @@ class ResolvedOwn:
     notes: tuple[Note, ...]
     site: str = "office"
     """The site (or the user's PUE) the electricity was charged for."""
+    system: str | None = None
+    """The system SKU bought whole (gpuwise.cost.system), or None for cards in a host."""
+    system_priced: bool = True
+    systems: int = 0
 
 
 def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
