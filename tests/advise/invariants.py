@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import itertools
+import re
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fixes import apply_patch
@@ -11,8 +13,13 @@ from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.precision import format_support, weight_format_key
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.catalog.systems import market_of, sold_as_system, sold_in, training_refusal
+from gpuwise.cost.power import site_pue
 from gpuwise.estimate.constants import MemoryConstants
+
+NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:[.,]0+)?(?![\d.,])")
+"""'-0', '-0.0', '-0.00' as a number of its own ('2026-01-08' and 'qwen2.5-0.5b' are not)."""
 
 
 def _supported(cat: Catalog, o: Option) -> bool:
@@ -35,11 +42,41 @@ def _platform_takes(cat: Catalog, o: Option) -> bool:
     return p is None or o.candidate.gpu.cooling in p.coolings
 
 
+def _check_power(cat: Catalog, plan: Plan, o: Option) -> None:
+    """Owned hardware costs what it draws: never more than every card at its TDP plus the host
+    for every hour, times the PUE of the site the scenario declares, times the tariff; and an
+    owned machine's running cost is never negative."""
+    spec, c = o.own_spec, o.candidate
+    assert spec is not None, c.label
+    declared, _ = site_pue(cat, plan.scenario.owned_site(), None)
+    assert spec.pue == declared, (c.label, spec.pue, declared)
+    tdp = (c.gpu.tdp_w or 0.0) * c.gpu.devices_per_card
+    if spec.gpu_load_w is not None:
+        assert spec.gpu_load_w <= tdp + 1e-9, (c.label, spec.gpu_load_w, tdp)
+    hours = o.cost.details.get("busy_hours", 0.0) + o.cost.details.get("idle_hours", 0.0)
+    ceiling_w = (spec.count * tdp + spec.host_load_w) * c.nodes  # spec: one machine of nodes
+    bound = ceiling_w * hours / 1000 * declared * spec.tariff_per_kwh
+    assert o.cost.items.get("electricity", 0.0) <= bound * (1 + 1e-9) + 1e-9, (c.label, bound)
+    if c.already_owned:
+        running = o.cost.items.get("electricity", 0.0) + o.cost.items.get("maintenance", 0.0)
+        assert running >= 0, (c.label, o.cost.items)
+
+
+def _check_period(o: Option) -> None:
+    """Busy hours never exceed the hours of the period they are billed over."""
+    busy = o.cost.details.get("busy_hours", 0.0)
+    assert busy <= o.cost.months * HOURS_PER_MONTH * (1 + 1e-9), (o.candidate.label, busy)
+    assert o.busy_hours_per_month <= HOURS_PER_MONTH * (1 + 1e-9), o.candidate.label
+
+
 def check_option(cat: Catalog, plan: Plan, o: Option) -> None:
     """What holds for every option the planner considered."""
     c = o.candidate
     assert o.cost.total >= 0, (c.label, o.cost.items)
     assert all(v == v for v in o.cost.items.values()), c.label  # no NaN
+    _check_period(o)
+    if c.kind == "own":
+        _check_power(cat, plan, o)
     assert _supported(cat, o), (c.label, o.sized.engine, o.sized.quant)
     if c.kind == "own" and not c.already_owned:
         assert not c.gpu.rent_only, c.label
@@ -150,3 +187,20 @@ def check_fixes(cat: Catalog, plan: Plan, today: dt.date) -> None:
             b = plan.scenario.budget
             if b.currency == plan.currency:
                 assert params["patch"]["budget"]["amount"] > b.amount
+
+
+def check_rendered(cat: Catalog, plan: Plan) -> None:
+    """No '-0.0' (or '-0') anywhere a user reads the plan: text, Markdown and JSON."""
+    from rich.console import Console
+
+    from gpuwise.advise.report import plan_report
+    from gpuwise.render.out import json_text
+    from gpuwise.render.plan import markdown, render_plan
+
+    report = plan_report(cat, plan, top=10)
+    buf = io.StringIO()
+    render_plan(Console(file=buf, width=200, markup=False, highlight=False), report)
+    for kind, text in (("text", buf.getvalue()), ("markdown", markdown(report))):
+        assert not NEGATIVE_ZERO.search(text), (kind, NEGATIVE_ZERO.findall(text))
+    text = json_text(report, [])
+    assert not NEGATIVE_ZERO.search(text), ("json", NEGATIVE_ZERO.findall(text))

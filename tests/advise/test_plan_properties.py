@@ -14,7 +14,7 @@ from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import UserError
-from tests.advise.invariants import check_fixes, check_plan
+from tests.advise.invariants import check_fixes, check_plan, check_rendered
 
 TODAY = dt.date(2026, 12, 2)
 MODELS = (
@@ -29,7 +29,7 @@ MODELS = (
     "gemma3:27b",
     "mixtral:8x7b",
 )
-OWNED = ("rtx-3090", "rtx-4090", "rtx-4060", "apple-m4-max", "a100-80gb")
+OWNED = ("rtx-3090", "rtx-4090", "rtx-4060", "apple-m4-max", "a100-80gb", "v100-32gb")
 
 
 @st.composite
@@ -73,9 +73,13 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 5)) == 0:
         s["data_may_leave"] = False
     if draw(st.booleans()):
-        s["owns"] = [{"gpu": draw(st.sampled_from(OWNED)), "count": draw(st.integers(1, 2))}]
+        s["owns"] = [{"gpu": draw(st.sampled_from(OWNED)), "count": draw(st.integers(1, 4))}]
     if draw(st.integers(0, 4)) == 0:
         s["max_gpus"] = draw(st.sampled_from((2, 16, 32)))
+    s["entity"] = draw(st.sampled_from(("individual", "company")))
+    s["site"] = draw(st.sampled_from((None, "home", "office", "server-room", "datacenter")))
+    s["owns_host"] = draw(st.booleans())
+    s["public_api"] = draw(st.booleans())
     return s
 
 
@@ -89,6 +93,7 @@ def test_random_scenarios_keep_the_invariants(data: dict[str, Any]) -> None:
         return  # a combination the scenario schema refuses with one clear line
     plan = make_plan(cat, scenario, TODAY)
     check_plan(cat, plan)
+    check_rendered(cat, plan)
     check_fixes(cat, plan, TODAY)
 
 

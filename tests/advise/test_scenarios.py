@@ -14,7 +14,7 @@ from gpuwise.advise.plan import Plan, make_plan, workload_model
 from gpuwise.advise.regions import in_region
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
-from tests.advise.invariants import check_fixes, check_plan
+from tests.advise.invariants import check_fixes, check_plan, check_rendered
 
 TODAY = dt.date(2026, 12, 2)
 SCENARIOS = yaml.safe_load((Path(__file__).parent / "scenarios.yaml").read_text("utf-8"))
@@ -46,9 +46,18 @@ def test_scenario(case: dict[str, Any]) -> None:
     cat = load_catalog()
     plan = plan_of(case)
     check_plan(cat, plan)
+    check_rendered(cat, plan)
     check_fixes(cat, plan, TODAY)
     for key, want in case.get("expect", {}).items():
         EXPECT[key](plan, want)
+
+
+@pytest.mark.parametrize("persona", sorted(p.stem for p in PERSONAS.glob("*.yaml")))
+def test_persona_keeps_the_invariants(persona: str) -> None:
+    cat = load_catalog()
+    plan = plan_of({"id": persona, "persona": persona})
+    check_plan(cat, plan)
+    check_rendered(cat, plan)
 
 
 def _best(plan: Plan) -> Any:
@@ -93,6 +102,24 @@ def _within_budget(plan: Plan, _: bool) -> None:
 def _model_small(plan: Plan, most: float) -> None:
     model, _ = workload_model(load_catalog(), plan.scenario)
     assert model.params_b <= most, model.id
+
+
+def _tariff_ids(o: Any) -> list[str]:
+    return [p.label.removeprefix("tariff:") for p in o.prices if p.label.startswith("tariff:")]
+
+
+def _owned_avg_kw(plan: Plan, most: float) -> None:
+    """Average draw of the owned option while busy, facility overhead included."""
+    owned = [o for o in plan.options if o.candidate.already_owned]
+    assert owned, "no owned option ranked"
+    details = owned[0].cost.details
+    kw = details["energy_kwh"] / details["busy_hours"]
+    assert kw <= most, kw
+
+
+def _top_not_marketplace(plan: Plan, _: bool) -> None:
+    c = _best(plan).candidate
+    assert c.kind == "own" or (c.provider and c.provider.hosting != "marketplace"), c.label
 
 
 EXPECT: dict[str, Any] = {
@@ -151,6 +178,12 @@ EXPECT: dict[str, Any] = {
         all(_total_memory_gb(o) >= w for o in p.options if o.sized.quant in ("bf16", "fp8")),
         "fp8/bf16 option below the weights' size",
     ),
+    "tariff_in": lambda p, w: _check(set(_tariff_ids(_best(p))) & set(w), _tariff_ids(_best(p))),
+    "pue": lambda p, w: _check(
+        _best(p).own_spec is not None and _best(p).own_spec.pue == w, _best(p).candidate.label
+    ),
+    "owned_avg_kw_max": _owned_avg_kw,
+    "top_not_marketplace": _top_not_marketplace,
     "no_unpriced_ranked": lambda p, w: _check(
         all(not o.cost.unpriced or "cards" not in o.cost.unpriced for o in p.options), "unpriced"
     ),

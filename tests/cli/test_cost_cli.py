@@ -172,3 +172,32 @@ amount = 2.0
     warning, error = res.err.strip().splitlines()
     assert "mycloud.toml" in warning and "currency" in warning and "skipped" in warning
     assert "unknown provider 'mycloud'" in error
+
+
+def test_site_and_company_choose_pue_and_tariff(cli) -> None:  # type: ignore[no-untyped-def]
+    """A server room adds its PUE; a company pays the commercial tariff (issue 26 item 4)."""
+    base = ("cost", "--own", "rtx-4090", "--currency", "CNY", "--json")
+    home = cli(*base).json()["options"][0]
+    firm = cli(*base, "--company", "--site", "server-room").json()["options"][0]
+    tariff = [p["label"] for p in firm["prices"] if p["label"].startswith("tariff:")]
+    assert tariff == ["tariff:cn-commercial"]
+    assert [p["label"] for p in home["prices"] if p["label"].startswith("tariff:")] == [
+        "tariff:cn-residential"
+    ]
+    assert firm["items"]["electricity"] > home["items"]["electricity"]
+    notes = {n["key"]: n["params"] for n in firm["notes"]}
+    assert notes["cost.note_power"]["site"] == "server-room"
+    assert notes["cost.note_power"]["pue"] == pytest.approx(1.8)
+    bad = cli("cost", "--own", "rtx-4090", "--site", "garage")
+    assert bad.code == 2 and "garage" in bad.err
+
+
+def test_vs_without_billing_takes_the_cheapest_for_the_use(cli) -> None:  # type: ignore[no-untyped-def]
+    """Two hours a day for a month: by the hour; around the clock for three: by the month."""
+    vs = ("cost", "--vs", "compshare:A800 80G ×1", "--currency", "CNY", "--json")
+    light = cli(*vs, "--hours-per-day", "2", "--months", "1").json()["options"][0]
+    heavy = cli(*vs, "--hours-per-day", "24", "--months", "3").json()["options"][0]
+    assert light["billing"] == "on-demand" and heavy["billing"] == "monthly"
+    chosen = next(n for n in light["notes"] if n["key"] == "cost.note_billing_chosen")
+    assert chosen["params"]["others"][0][0] == "monthly"
+    assert chosen["params"]["others"][0][1] > light["total"]

@@ -213,10 +213,11 @@ def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_no
         elif not systems:
             out.drop("no-system-listed", gpu.id)
         _own_systems(s, gpu, systems, market, out, min_node)
-    for owned in s.owns:
+    for owned in s.owns:  # some of the cards one owns may do the job, for less power
         gpu = cat.gpu(owned.gpu)
-        devices = owned.count * gpu.devices_per_card
-        out.items.append(Candidate("own", gpu, devices, already_owned=True, cards=owned.count))
+        for cards in sorted({n for n in CARD_COUNTS if n < owned.count} | {owned.count}):
+            devices = cards * gpu.devices_per_card
+            out.items.append(Candidate("own", gpu, devices, already_owned=True, cards=cards))
 
 
 def _offer_ok(

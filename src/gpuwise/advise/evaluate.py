@@ -13,9 +13,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
+from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sizing import Sized
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
 from gpuwise.cost.model import PriceRef, busy_hours_per_month
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
@@ -48,6 +50,8 @@ class Option:
     platform: str | None = None
     prices: tuple[PriceRef, ...] = ()
     """The dated prices the option rests on (published date, retrieved date, origin)."""
+    billing_alternatives: dict[str, float] = field(default_factory=dict)
+    """What the same offer would cost in its other billing modes (advise.billing)."""
 
     @property
     def undated_prices(self) -> int:
@@ -91,12 +95,40 @@ def incomplete_capex(o: Option) -> bool:
     return bool(CAPEX_ITEMS & set(o.cost.unpriced))
 
 
-def usage_hours(s: Scenario, sized: Sized) -> tuple[float, float | None]:
-    """(busy hours a month, hours of one training run or None when serving)."""
+@dataclass(frozen=True)
+class Schedule:
+    """When the work runs on one option, so that it is billed for the time it really needs.
+
+    `months` is the project's length, or longer when the runs need more hours than its months
+    have (one machine is busy at most 730 h a month); `busy_hours_per_month` spreads the work
+    over those months, so it never exceeds a month's hours. `active_months` are the months in
+    which rented capacity is needed at all: a one-off 40-hour run needs one month of a monthly
+    bill, not twelve.
+    """
+
+    busy_hours_per_month: float
+    run_hours: float | None
+    months: float
+    active_months: float
+
+
+def schedule(s: Scenario, sized: Sized) -> Schedule:
+    """The option's schedule: training runs from their hours, anything else from hours a day."""
     w = s.workload
     if w.kind == "train" and w.train_tokens() > 0 and sized.hours_per_run:
-        return w.runs_per_month * sized.hours_per_run, sized.hours_per_run
-    return busy_hours_per_month(s.hours_per_day), None
+        runs = w.runs_per_month * s.months
+        total = runs * sized.hours_per_run
+        months = max(s.months, total / HOURS_PER_MONTH)
+        months_per_run = math.ceil(sized.hours_per_run / HOURS_PER_MONTH - 1e-9)
+        active = min(months, max(1, math.ceil(runs - 1e-9)) * months_per_run)
+        return Schedule(total / months, sized.hours_per_run, months, active)
+    return Schedule(busy_hours_per_month(s.hours_per_day), None, s.months, s.months)
+
+
+def usage_hours(s: Scenario, sized: Sized) -> tuple[float, float | None]:
+    """(busy hours a month, hours of one training run or None when serving)."""
+    sch = schedule(s, sized)
+    return sch.busy_hours_per_month, sch.run_hours
 
 
 def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
@@ -133,14 +165,15 @@ def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -
 def _price_machine(
     cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized
 ) -> Option | None:
-    """Cost one machine of the candidate over the project."""
-    busy, run_hours = usage_hours(s, sized)
+    """Cost one machine of the candidate over the time its work needs (its Schedule)."""
+    sch = schedule(s, sized)
+    busy, run_hours = sch.busy_hours_per_month, sch.run_hours
     try:
         if c.kind == "own" and c.system is not None and not c.already_owned:
-            return _price_system(cat, ctx, c, sized, busy, run_hours, s)
+            return _price_system(cat, ctx, c, sized, sch, s)
         if c.kind == "own":
             own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, own_options(s, c))
-            cost = own_cost(own.spec, busy, s.months)
+            cost = own_cost(own.spec, busy, sch.months)
             if c.unpriced_card and not c.already_owned:  # unpriced, never free
                 cost = CostOption(
                     cost.label,
@@ -159,7 +192,7 @@ def _price_machine(
         assert c.provider and c.offer
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
         usage = rent_usage(s, sized)
-        cost = rent_cost(rent.spec, busy, s.months, usage)
+        cost = rent_cost(rent.spec, busy, sch.months, usage, sch.active_months)
         stale = sum(p.stale for p in rent.prices[:1])
         option = Option(c, sized, cost, busy, run_hours, stale, rent_spec=rent.spec, usage=usage)
         option.prices = rent.prices[:1]
@@ -169,19 +202,15 @@ def _price_machine(
 
 
 def _price_system(
-    cat: Catalog,
-    ctx: Context,
-    c: Candidate,
-    sized: Sized,
-    busy: float,
-    run_hours: float | None,
-    s: Scenario,
+    cat: Catalog, ctx: Context, c: Candidate, sized: Sized, sch: Schedule, s: Scenario
 ) -> Option:
     """One whole system: its price covers the host, so no host is added; unused devices idle
-    (`price` multiplies it by the systems bought)."""
+    (`price` multiplies it by the systems bought); power as for any owned machine."""
     assert c.system is not None
-    own = resolve_system(cat, ctx, c.system, 1, c.node_devices, OwnOptions(), c.market)
-    cost = as_system_cost(own_cost(own.spec, busy, s.months), own.system_priced)
+    opts = power_options(s)
+    own = resolve_system(cat, ctx, c.system, 1, c.node_devices, opts, c.market)
+    busy, run_hours = sch.busy_hours_per_month, sch.run_hours
+    cost = as_system_cost(own_cost(own.spec, busy, sch.months), own.system_priced)
     stale = sum(p.stale for p in own.prices)
     option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
     option.platform = own.platform
@@ -189,19 +218,35 @@ def _price_system(
     return option
 
 
-def own_options(s: Scenario, c: Candidate) -> OwnOptions:
-    """What the scenario says about owning: cards it already has, a host it has or has priced.
+def power_options(s: Scenario) -> OwnOptions:
+    """What the scenario says about an owned machine's power: where it sits, who pays the
+    electricity (and at which tariff) and what it runs."""
+    return OwnOptions(
+        site=s.owned_site(),
+        payer=s.payer(),
+        region=None if s.region.strip().lower() in ANY else s.region,
+        workload=s.workload.kind,
+        tariff=s.tariff,
+    )
 
-    An existing PC takes one actively cooled consumer card without a new host (`owns_host`).
+
+def own_options(s: Scenario, c: Candidate) -> OwnOptions:
+    """What the scenario says about owning: cards it already has, a host it has or has priced,
+    and the machine's power (`power_options`).
+
+    An existing PC takes one actively cooled consumer card without a new host (`owns_host`);
+    that PC runs anyway, so only the card's power is charged (as for cards already owned in it).
     """
+    base = power_options(s)
     if c.already_owned:
-        return OwnOptions(owned=True)
+        return replace(base, owned=True, host_owned=s.owns_host)
     host: float | None = s.host_price
     single_consumer = c.cards == 1 and c.gpu.gpu_class == "consumer" and c.gpu.cooling == "active"
-    if s.owns_host and single_consumer:
+    in_own_pc = s.owns_host and single_consumer
+    if in_own_pc:
         host = 0.0
     card = 0.0 if c.unpriced_card else None
-    return OwnOptions(card_price=card, host_price=host)
+    return replace(base, card_price=card, host_price=host, host_owned=in_own_pc)
 
 
 def _spend(s: Scenario, o: Option) -> float:
@@ -237,5 +282,8 @@ def check_constraints(s: Scenario, o: Option, budget_in_ctx: float | None) -> No
                     {"tps": o.sized.tokens_per_s, "target": w.target_tokens_per_s},
                 )
             )
-    if o.busy_hours_per_month > 730:
-        o.blockers.append(("plan.block_hours", {"hours": o.busy_hours_per_month}))
+    if o.cost.months > s.months * (1 + 1e-9):  # the runs outlast the project on this option
+        needed = o.busy_hours_per_month * o.cost.months / s.months
+        o.blockers.append(
+            ("plan.block_hours", {"hours": needed, "months": o.cost.months, "project": s.months})
+        )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.advise.evaluate import Option
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
-from gpuwise.i18n import get_lang, t
+from gpuwise.i18n import get_lang, t, unsigned_zero
 
 if TYPE_CHECKING:
     from gpuwise.advise.plan import Plan
@@ -18,7 +18,7 @@ SYMBOL = {"CNY": "¥", "USD": "$", "EUR": "€"}
 
 def money(amount: float, currency: str) -> str:
     """¥41,844 / $1,234."""
-    return f"{SYMBOL.get(currency, '')}{amount:,.0f}"
+    return f"{SYMBOL.get(currency, '')}{unsigned_zero(f'{amount:,.0f}')}"
 
 
 def _label(o: Option) -> str:
@@ -33,6 +33,10 @@ def _label(o: Option) -> str:
     name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
     billing = t(f"billing.{c.billing}")
     return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.node_devices}){machines}"
+
+
+option_label = _label
+"""An option as people read it (used by other advise modules)."""
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
@@ -117,27 +121,24 @@ def _billing_rule(plan: Plan) -> list[Fired]:
     """Monthly against hourly billing, for the best-ranked offer that has both modes.
 
     Offers are taken in rank order, so the comparison is about a card the plan would use, not
-    the first offer in the catalog that happens to sell both ways.
+    the first offer in the catalog that happens to sell both ways. Each offer is ranked once, in
+    its cheapest mode; the other modes' totals ride along on it (advise.billing).
     """
-    by_offer: dict[str, dict[str, Option]] = {}
     for o in plan.options + plan.infeasible:
         c = o.candidate
-        if c.kind == "rent" and c.offer and c.provider and c.billing:
-            by_offer.setdefault(f"{c.provider.id}:{c.offer.instance}", {})[c.billing] = o
-    for modes in by_offer.values():
+        if c.kind != "rent" or not c.offer or not c.provider or not c.billing:
+            continue
+        modes = {c.billing: o.cost.total, **o.billing_alternatives}
         if "monthly" in modes and "on-demand" in modes:
-            m, h = modes["monthly"], modes["on-demand"]
-            c = h.candidate
-            assert c.provider and c.offer
             name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
             return [
                 (
                     "monthly-billing",
                     {
-                        "busy_hours_per_month": h.busy_hours_per_month,
+                        "busy_hours_per_month": o.busy_hours_per_month,
                         "option": f"{name} {c.offer.instance}",
-                        "monthly_cost": money(m.cost.total, plan.currency),
-                        "hourly_cost": money(h.cost.total, plan.currency),
+                        "monthly_cost": money(modes["monthly"], plan.currency),
+                        "hourly_cost": money(modes["on-demand"], plan.currency),
                     },
                 )
             ]

@@ -16,6 +16,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
@@ -25,6 +26,7 @@ from gpuwise.advise.evaluate import (
     incomplete_capex,
     price,
 )
+from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -34,12 +36,10 @@ from gpuwise.catalog.reading import read_model_name
 from gpuwise.catalog.schema import LlmModel
 from gpuwise.cost.compare import break_even
 from gpuwise.cost.model import DAYS_PER_MONTH
+from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.speed_constants import SpeedConstants
-
-EITHER_MARGIN = 0.10
-"""Buy and rent within 10% of each other: the answer is 'either' (prices move more than that)."""
 
 
 @dataclass
@@ -113,6 +113,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     choices: dict[str, EngineChoice] = {}
     sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
+    owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -123,7 +124,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         choice = choices[gpu.id]
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
-            if c.already_owned:
+            if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         scale = scale_out(c, network_default)
@@ -134,7 +135,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
         if sized is None:
-            if c.already_owned:  # said in the report: the user expects their own card first
+            if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
+                # said in the report: the user expects their own cards first
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         out.fitted.add(gpu.id)
@@ -185,13 +187,15 @@ def caveated(o: Option) -> bool:
 def _rank_key(s: Scenario) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support)."""
+    capacity — before one that needs framework or kernel work (partial support). A public API
+    (an SLA to keep) prefers a data-centre rental to a marketplace host."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, float, float, str]:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
             s.ops_capacity != "strong" and caveated(o),
+            s.public_api and on_marketplace(o),
             o.cost.total,
             o.time_hours or 0.0,
             o.candidate.label,
@@ -211,10 +215,13 @@ def _pareto(options: list[Option]) -> None:
             best_time = t
 
 
-def _answers(options: list[Option]) -> dict[str, Any]:
+def _answers(options: list[Option], margin: float, months: float) -> dict[str, Any]:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
-    'either' only compares two fully priced options; a floor is never called the cheapest.
+    Owning and renting within `margin` of each other (the prices' own uncertainty) make the
+    answer 'either', with what decides between them: the daily use above which owning wins and
+    the month before which renting does. 'either' only compares two fully priced options; a
+    floor is never called the cheapest.
     """
     best = options[0] if options else None
     if best is None:
@@ -222,17 +229,14 @@ def _answers(options: list[Option]) -> dict[str, Any]:
     own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
     rent = next((o for o in options if o.candidate.kind == "rent"), None)
     verdict = "buy" if best.candidate.kind == "own" else "rent"
+    either = None
     if own and rent and not incomplete_capex(best):
         gap = abs(own.cost.total - rent.cost.total)
-        if gap <= EITHER_MARGIN * min(own.cost.total, rent.cost.total):
-            verdict = "either"
+        if gap <= margin * min(own.cost.total, rent.cost.total):
+            verdict, either = "either", _deciders(own, rent, months, margin)
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
-        cloud = {
-            "provider": rent.candidate.provider.id,
-            "instance": rent.candidate.offer.instance if rent.candidate.offer else None,
-            "billing": rent.candidate.billing,
-        }
+        cloud = {**_cloud(rent), "ties": _rental_ties(options, rent, margin)}
     return {
         "buy_or_rent": verdict,
         "vendor": best.candidate.gpu.vendor,
@@ -241,6 +245,46 @@ def _answers(options: list[Option]) -> dict[str, Any]:
         "system": best.candidate.system.id if best.candidate.system else None,
         "systems": best.candidate.systems or None,
         "cloud": cloud,
+        "either": either,
+    }
+
+
+def _cloud(o: Option) -> dict[str, Any]:
+    """A rental as the answer names it: provider, instance, billing."""
+    c = o.candidate
+    return {
+        "provider": c.provider.id if c.provider else None,
+        "instance": c.offer.instance if c.offer else None,
+        "billing": c.billing,
+    }
+
+
+def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[dict[str, Any]]:
+    """Other rentals whose totals are within `margin` of the best one's: as good an answer,
+    given what their prices are known to (at most two, cheapest first)."""
+    others = [
+        o
+        for o in options
+        if o.candidate.kind == "rent" and o is not rent and not incomplete_capex(o)
+    ]
+    close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]
+    return [_cloud(o) for o in close[:2]]
+
+
+def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[str, Any]:
+    """What settles a near tie: owning wins above `own_above_hours_per_day` of use; renting
+    wins if the project ends before `rent_before_month` (None where that side never wins)."""
+    from gpuwise.advise.fired import option_label
+
+    be = break_even_of(own, rent, months) if own.own_spec and rent.rent_spec else None
+    hours = be.hours_per_day if be else None
+    return {
+        "own": option_label(own),
+        "rent": option_label(rent),
+        "margin": margin,
+        "own_above_hours_per_day": None if hours is None else round(hours, 1) + 0.0,
+        "cheaper_always": be.cheaper_always if be else None,
+        "rent_before_month": be.months if be else None,
     }
 
 
@@ -271,6 +315,8 @@ def make_plan(
     buyer, assumed = buyer_of(region, ctx.currency)
     cs = candidates(cat, s, region, buyer)
     found = _search(cat, s, ctx, cs)
+    price_marketplace_risk(cat, s, found.options)
+    found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     found.options = drop_slower_with_more(found.options, cs)
     ranked, unchecked, infeasible = _classify(s, found.options, budget)
@@ -285,11 +331,12 @@ def make_plan(
         ((g, mem) for g, mem in found.tried.items() if g not in found.fitted),
         key=lambda kv: -kv[1],
     )
+    margin = assumption(cat, "price_uncertainty_fraction").value
     plan = Plan(
         s,
         ranked,
         infeasible,
-        _answers(ranked),
+        _answers(ranked, margin, s.months),
         dropped=cs.dropped,
         dropped_examples=cs.examples,
         unfit=unfit,
@@ -301,6 +348,8 @@ def make_plan(
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
+    if any(o.candidate.kind == "own" for o in (*ranked, *infeasible, *unchecked)):
+        plan.assumptions.append(_power_assumption(cat, s, ctx))
     if cs.dropped.get("more-devices-slower"):
         examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]
@@ -312,6 +361,25 @@ def make_plan(
     if not ranked and fixes:
         plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd))
     return plan
+
+
+def _power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:
+    """What owned machines are charged for power: the tariff of whoever pays, where they sit
+    (PUE), and the share of TDP a busy card draws; the plan says it, so it can be changed."""
+    from gpuwise.cost.power import busy_fraction, default_tariff, site_pue
+    from gpuwise.i18n import t
+
+    region = None if s.region.strip().lower() in ("any", "") else s.region
+    key = s.tariff or default_tariff(cat, ctx.currency, s.payer(), region)
+    preset = next((x for x in cat.extra("tariff") if x.id == key.lower()), None)
+    pue, site = site_pue(cat, s.owned_site(), None)
+    params: dict[str, Any] = {"pue": pue, "pct": busy_fraction(cat, s.workload.kind)}
+    for lang in ("en", "zh"):
+        name = getattr(preset, f"name_{lang}") if preset else f"{key}/kWh"
+        params[f"tariff_{lang}"] = name
+        params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
+        params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
+    return ("plan.assume_power", params)
 
 
 def hours_per_day_of(o: Option) -> float:

@@ -210,6 +210,20 @@ def option_risks(
         o.risks.append(("risk.ops_own", {}))
     if c.kind == "own" and g.vendor not in ("nvidia", "apple") and s.ops_capacity != "strong":
         o.risks.append(("risk.ecosystem", {"vendor_id": g.vendor}))
+    _server_site_risk(cat, s, o)
+
+
+def _server_site_risk(cat: Catalog, s: Scenario, o: Option) -> None:
+    """A server bought to sit at home or under an office desk: it is loud and hot and usually
+    needs a server room, whose overhead (PUE) the scenario has not declared."""
+    spec = o.own_spec
+    if o.candidate.kind != "own" or o.candidate.already_owned or spec is None:
+        return
+    platform = next((p for p in cat.extra("host_platform") if p.id == o.platform), None)
+    if platform is None or platform.pue == "home" or s.owned_site() not in ("home", "office"):
+        return
+    kw = (spec.count * (spec.gpu_load_w or 0.0) + spec.host_load_w) / 1000
+    o.risks.append(("risk.server_site", {"kw": kw}))
 
 
 def message(key: str, params: dict[str, Any]) -> str:
@@ -242,15 +256,16 @@ def words(params: dict[str, Any]) -> dict[str, Any]:
 
 def rule_text(cat: Catalog, rule_id: str, lang: str, params: dict[str, Any]) -> str:
     """A rule's text filled with its numbers; the correction follows where the guide is wrong."""
+    from gpuwise.i18n import fill, tidy_zh
+
     rule = next(r for r in cat.extra("rule") if r.id == rule_id)
-    from gpuwise.i18n import tidy_zh
 
     text = rule.text_zh if lang == "zh" else rule.text_en
     params = words(params)
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if lang == "zh" else params["note_en"]}
     with contextlib.suppress(KeyError, ValueError, IndexError):
-        text = text.format(**params)
+        text = fill(text, params)
     correction = rule.correction_zh if lang == "zh" else rule.correction_en
     if lang == "zh":
         return tidy_zh(f"{text}（{correction}）" if correction else text)

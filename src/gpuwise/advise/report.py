@@ -111,7 +111,29 @@ def _first_line(plan: Plan) -> str:
         items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
         verdict = t(f"plan.verdict_{a['buy_or_rent']}")
         return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
+    if a["buy_or_rent"] == "either" and a.get("either"):
+        e = a["either"]
+        return t(
+            "plan.answer_either",
+            own=e["own"],
+            rent=e["rent"],
+            margin=e["margin"],
+            total=total,
+            decides=either_deciders(e, plan.scenario.months),
+        )
     return t(f"plan.answer_{a['buy_or_rent']}", total=total, monthly=monthly)
+
+
+def either_deciders(e: dict[str, Any], months: float) -> str:
+    """What settles a near tie between owning and renting, in words."""
+    parts: list[str] = []
+    if e["own_above_hours_per_day"] is not None:
+        parts.append(t("plan.either_own_above", hours=f"{e['own_above_hours_per_day']:.1f}"))
+    elif e["cheaper_always"] in ("own", "rent"):
+        parts.append(t(f"plan.either_{e['cheaper_always']}_always", months=months))
+    if e["rent_before_month"] is not None and e["rent_before_month"] > 1:
+        parts.append(t("plan.either_rent_before", month=e["rent_before_month"]))
+    return " ".join(parts)
 
 
 def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
@@ -135,17 +157,36 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     else:
         lines.append(t("plan.answer_card", card=card, count=a["count"]))
     if a["cloud"]:
-        lines.append(
-            t(
-                "plan.answer_cloud",
-                provider=provider_name(cat, a["cloud"]["provider"]),
-                instance=a["cloud"]["instance"],
-                billing=t(f"billing.{a['cloud']['billing']}"),
-            )
+        line = t(
+            "plan.answer_cloud",
+            provider=provider_name(cat, a["cloud"]["provider"]),
+            instance=a["cloud"]["instance"],
+            billing=t(f"billing.{a['cloud']['billing']}"),
         )
+        lines.append(line + _ties_text(cat, a["cloud"].get("ties") or []))
     else:
         lines.append(t("plan.answer_no_cloud"))
     return lines
+
+
+def _ties_text(cat: Catalog, ties: list[dict[str, Any]]) -> str:
+    """' As good, within 5%: …' for rentals as cheap as the answer within the prices' own
+    uncertainty; '' when there are none."""
+    if not ties:
+        return ""
+    from gpuwise.cost.power import assumption
+
+    names = t("plan.list_sep").join(
+        t(
+            "plan.tie_name",
+            provider=provider_name(cat, x["provider"]),
+            instance=x["instance"],
+            billing=t(f"billing.{x['billing']}"),
+        )
+        for x in ties
+    )
+    margin = assumption(cat, "price_uncertainty_fraction").value
+    return t("plan.answer_cloud_ties", names=names, margin=margin)  # en starts with a space
 
 
 def provider_name(cat: Catalog, provider_id: str) -> str:

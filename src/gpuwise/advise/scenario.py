@@ -128,6 +128,18 @@ class Scenario(_Strict):
     owns: list[Owned] = Field(default_factory=list)
     owns_host: bool = False
     host_price: Annotated[float | None, _n("money")] = None
+    entity: Literal["individual", "company"] = "individual"
+    """Who runs the project and pays the electricity: an individual pays a household tariff,
+    a company a commercial one (a company is not a household)."""
+    site: Literal["home", "office", "server-room", "datacenter"] | None = None
+    """Where owned machines sit; only a server room or a data centre adds facility overhead
+    (PUE). None: at home for an individual, in an office for a company (no PUE either way)."""
+    tariff: str | None = None
+    """An electricity tariff preset id (owning.toml) or a price per kWh in `currency`; None: the
+    default tariff of the entity's kind in the region."""
+    public_api: bool = False
+    """The service is a public API with users who expect it up (an SLA): a rental in a data
+    centre is preferred to a marketplace host."""
     allow_spot: bool | None = None
     currency: Currency = "CNY"
     checkpoint_min: Annotated[float, _n("checkpoint_min")] = 30.0
@@ -152,6 +164,14 @@ class Scenario(_Strict):
         if key in OWN_RUNTIME_ENGINES:
             return []  # not built on PyTorch; the precision table already says where it runs
         return [FRAMEWORKS.get(key, "pytorch")]  # transformers, exllamav2, optimum-neuron: torch
+
+    def owned_site(self) -> str:
+        """Where owned machines sit: the scenario's site, else home or office by who runs it."""
+        return self.site or ("office" if self.entity == "company" else "home")
+
+    def payer(self) -> Literal["household", "business"]:
+        """Whose electricity bill: a household's or a business's."""
+        return "business" if self.entity == "company" else "household"
 
     def spot_allowed(self) -> bool:
         """Spot capacity fits a job that can stop and resume at no penalty.

@@ -51,6 +51,13 @@ class Provider(Sourced):
     public_prices: bool = True
     """False: the provider shows GPU prices only after log-in (console) or on request, so the
     catalog's offers (if any) are partial; `gpuwise offers add` records the user's quotes."""
+    hosting: Literal["datacenter", "marketplace"] = "datacenter"
+    """datacenter: the provider runs (or rents) the machines in its own facilities under one
+    service agreement. marketplace: peer-to-peer hosts, from one person's gaming PC to a
+    data centre, list their own machines (Vast.ai's community cloud); a host may go offline
+    with no SLA, so a 24/7 service there carries a priced reliability risk."""
+    availability: float | None = Field(default=None, gt=0, le=1)
+    """The share of hours the provider publishes its hosts as available, where it does."""
 
 
 class HiddenCosts(Sourced):

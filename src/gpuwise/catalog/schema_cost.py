@@ -3,6 +3,9 @@
 - `host_platform`: what a host for N cards is built from (desktop, workstation, PCIe server,
   HGX/OAM server), which host parts it uses, how many cards and which card coolings it takes,
   and what the host draws.
+- `site`: where an owned machine sits (home, office, server room, data centre) and the PUE
+  preset that place implies.
+- `server_power_ratio`: a GPU server's power over its GPUs' TDP, per GPU architecture.
 - `cost_assumption`: a named constant of the cost model (idle draw as a share of TDP, default
   spot interruption rate, restart time, …), each with a source and a `basis` that says whether
   it was measured, published, derived by arithmetic, or is an explicit assumption.
@@ -42,9 +45,17 @@ class HostPlatform(Sourced):
     idle_w: NonNegativeFloat
     load_w: PositiveFloat
     load_w_per_gpu: NonNegativeFloat = 0.0
-    """Host draw that grows with the cards fitted (server fans, NVSwitch and NIC per GPU):
-    the host draws load_w + cards x load_w_per_gpu while busy. 0 on desktops."""
+    """Host draw that grows with the cards fitted: the host draws load_w + cards x
+    load_w_per_gpu while busy (host_draw = "fixed"). 0 on desktops."""
+    host_draw: Literal["fixed", "server_ratio"] = "fixed"
+    """How the host's busy draw is sized. fixed: load_w + cards x load_w_per_gpu (a desktop
+    draws the same whatever card it holds). server_ratio: a GPU server's CPUs, switches, NICs
+    and fans grow with its GPUs, so the host draws (server_power_ratio of the GPU's
+    architecture - 1) x the GPUs' draw, never less than load_w."""
     pue: str = "home"
+    """The PUE preset of the place such a host usually needs (a server: a server room or data
+    centre). Informational: the PUE charged comes from the scenario's `site`; a server sited at
+    home or in an office is flagged as a risk instead."""
     max_gpu_memory_gb: PositiveFloat | None = None
     """Most GPU memory (all cards together, GB) the host's system RAM is sized for, from the
     rule that system RAM should be at least twice the VRAM (source on the value). The planner
@@ -60,7 +71,28 @@ class CostAssumption(Sourced):
     basis: Literal["measured", "published", "derived", "assumption"]
 
 
+class Site(Sourced):
+    """Where an owned machine sits, and the PUE preset (owning.toml) that place implies.
+
+    Only a server room or a data centre adds facility overhead (cooling, UPS); a machine at
+    home or under an office desk is charged its own draw (PUE 1.0).
+    """
+
+    id: str = Field(pattern=r"^[a-z][a-z-]*$")
+    pue: str
+    """A PUE preset id (owning.toml `pue`). Shown to users by the message `site.<id>`."""
+
+
+class ServerPowerRatio(Sourced):
+    """A GPU server's rated power over its GPUs' TDP, for one GPU architecture."""
+
+    architecture: str
+    ratio: float = Field(ge=1.0, le=4.0)
+
+
 COST_KINDS: dict[str, type[BaseModel]] = {
     "host_platform": HostPlatform,
     "cost_assumption": CostAssumption,
+    "site": Site,
+    "server_power_ratio": ServerPowerRatio,
 }

@@ -14,7 +14,13 @@ STACKS: tuple[str, ...] = ("cuda", "rocm", "oneapi", "gaudi", "cann", "xla", "ne
 
 
 class Tariff(Sourced):
-    """An electricity price preset."""
+    """An electricity price preset.
+
+    `region` (a region id of regions.toml, or a country code) and `payer` say whose bill it is:
+    a household pays the residential rate, a business the commercial one, so a company's server
+    is never priced at a home tariff. The planner takes the preset marked `default` for the
+    scenario's region and payer.
+    """
 
     id: str
     name_en: str
@@ -22,6 +28,9 @@ class Tariff(Sourced):
     price_per_kwh: PositiveFloat
     currency: Literal["USD", "CNY", "EUR"]
     date: dt.date | None = None
+    region: str | None = None
+    payer: Literal["household", "business"] | None = None
+    default: bool = False
 
 
 class Pue(Sourced):

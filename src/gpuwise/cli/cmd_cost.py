@@ -66,6 +66,8 @@ def register(app: typer.Typer) -> None:
         pue: str = typer.Option(
             None, "--pue", help=t("cost.opt_pue"), click_type=number_or_name("pue")
         ),
+        site: str = typer.Option(None, "--site", help=t("cost.opt_site")),
+        company: bool = typer.Option(False, "--company", help=t("cost.opt_company")),
         idle_hours: float = typer.Option(
             None,
             "--idle-hours-per-day",
@@ -115,8 +117,9 @@ def register(app: typer.Typer) -> None:
 
             raise UserError("cost.owned_without_own")
         own_opts = OwnOptions(
-            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct, owned
-        )
+            card_price, host_price, tariff, pue, platform, resale_pct, maintenance_pct, owned,
+            site=site, payer="business" if company else None,
+        )  # fmt: skip
         rent_opts = RentOptions(interruptions, restart_min)
         _run(
             own, count, vs, hours_per_day, months, idle_hours, usage, own_opts, rent_opts,
@@ -183,8 +186,8 @@ def _run(
 
     from gpuwise.catalog import load_catalog
     from gpuwise.cli.cmd_offers import default_currency
-    from gpuwise.cost.report import cost_report
-    from gpuwise.cost.resolve import make_context, resolve_rent
+    from gpuwise.cost.report import cheapest_billing, cost_report
+    from gpuwise.cost.resolve import make_context
     from gpuwise.cost.system import resolve_purchase
     from gpuwise.errors import UserError
     from gpuwise.render import out
@@ -199,7 +202,7 @@ def _run(
     ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
     own_opts = _in_currency(ctx, own_opts)
     owned = resolve_purchase(cat, ctx, own, count, own_opts) if own else None
-    rents = [resolve_rent(cat, ctx, v, rent_opts) for v in vs]
+    rents = [cheapest_billing(cat, ctx, v, rent_opts, hours_per_day, months, usage) for v in vs]
     report = cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
     notes: list[str] = []
     if plot:

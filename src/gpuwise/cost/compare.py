@@ -46,16 +46,20 @@ def break_even_hours(
 ) -> tuple[float | None, str | None]:
     """Hours/day where the two (linear) totals meet, or which side wins at any use.
 
-    Returns (hours, None) when they cross inside 0–24 h/day, else (None, "own"|"rent"|"equal").
+    Returns (hours, None) when they cross strictly inside 0–24 h/day, else (None,
+    "own"|"rent"|"equal"): a crossing at 0 h/day means one side wins at any use, never
+    "breaks even at 0 h/day" (or -0.0, the sign of a zero difference).
     """
     d0 = cost_rent(0.0) - cost_own(0.0)
     d24 = cost_rent(24.0) - cost_own(24.0)
     if d0 == d24:
         return (None, "equal" if d0 == 0 else ("own" if d0 > 0 else "rent"))
     root = 24.0 * -d0 / (d24 - d0)
-    if 0.0 <= root <= 24.0:
-        return (root, None)
-    return (None, "own" if d0 > 0 else "rent")
+    if root <= 0.0:  # equal at no use at all: above it one side wins at every use
+        return (None, "own" if d24 > 0 else "rent")
+    if root >= 24.0:
+        return (None, "own" if d0 > 0 else "rent")
+    return (root, None)
 
 
 def break_even(

@@ -5,7 +5,8 @@
 - cards: count x purchase price (street price, else launch price, else the user's value);
 - host: the host parts for that many cards (or the user's value), PSU sized from TDP;
 - electricity: (busy hours x load power + idle hours x idle power) x PUE x tariff, where
-  load power = cards x TDP x load fraction + host load draw and idle power likewise;
+  load power = cards x the workload's draw + the host's draw and idle power likewise
+  (cost.power sizes both: TDP is the ceiling, not the average; PUE only in a server room);
 - maintenance: yearly allowance x cards' price x years;
 - resale: what the cards fetch used at the end (interpolated curve, or the user's share),
   never more than was paid for them, so a total is never negative.
@@ -147,7 +148,7 @@ def own_cost(
     if kwh is not None:
         details["energy_kwh"] = kwh * spec.pue
     if spec.owned:
-        if resale_known(spec):
+        if resale_known(spec) and worth > 0:  # a card with no price has no known used value
             details["opportunity_value"] = worth
     elif resale_known(spec):
         items["resale"] = -resale_value(spec, months)

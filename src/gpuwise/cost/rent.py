@@ -2,7 +2,10 @@
 
 - hourly modes (on-demand, spot): price x hours used, plus for spot the expected rework
   (gpuwise.cost.spot) as a separate item;
-- committed modes (monthly, yearly, reserved, savings plans): whole periods, whatever the use;
+- committed modes (monthly, yearly, reserved, savings plans): whole periods, whatever the use,
+  as many as the work really needs: the months in which it runs (a one-off 40-hour job needs
+  one month, not the project's twelve), and never fewer than its busy hours fill (a 2,000-hour
+  run needs three months of a monthly bill, not one);
 - the data set on block and/or object storage for the whole horizon; egress above the free
   allowance; snapshots/images; a public IP and optionally a NAT gateway, per hour the instance
   exists (hours used for hourly modes, every hour for committed ones).
@@ -87,10 +90,25 @@ def committed_periods(months: float, period_months: int) -> int:
     return max(1, math.ceil(months / period_months - 1e-9))
 
 
+def committed_months(busy_hours: float, months: float, active_months: float | None) -> float:
+    """Months a committed rental must cover: those in which the work runs (all of them unless
+    told), and at least as many as its busy hours fill."""
+    needed = months if active_months is None else min(months, active_months)
+    return max(needed, busy_hours / HOURS_PER_MONTH)
+
+
 def rent_cost(
-    spec: RentSpec, busy_hours_per_month: float, months: float, usage: RentUsage
+    spec: RentSpec,
+    busy_hours_per_month: float,
+    months: float,
+    usage: RentUsage,
+    active_months: float | None = None,
 ) -> CostOption:
-    """Itemised cost of renting over `months` for `busy_hours_per_month` of work."""
+    """Itemised cost of renting over `months` for `busy_hours_per_month` of work.
+
+    `active_months`: the months in which the work runs (sparse one-off runs need fewer than
+    the horizon); committed billing pays whole periods over those only.
+    """
     items: dict[str, float] = {}
     unpriced: list[str] = []
     busy = busy_hours_per_month * months
@@ -105,10 +123,11 @@ def rent_cost(
             details["rework_hours"] = extra
         running = busy + extra
     else:
-        periods = committed_periods(months, period)
+        needed = committed_months(busy, months, active_months)
+        periods = committed_periods(needed, period)
         items["compute"] = spec.price_per_hour * HOURS_PER_MONTH * period * periods
         details["periods"] = periods
-        running = HOURS_PER_MONTH * months
+        running = HOURS_PER_MONTH * needed
     details["billed_hours"] = running
     h = spec.hidden
 

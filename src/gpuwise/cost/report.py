@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from gpuwise.catalog.catalog import Catalog
 from gpuwise.cost.compare import BREAK_EVEN_SEARCH_MONTHS, BreakEven, break_even, cumulative
 from gpuwise.cost.model import CostOption, Note, PriceRef, busy_hours_per_month
 from gpuwise.cost.own import own_cost
 from gpuwise.cost.rent import RentUsage, rent_cost
-from gpuwise.cost.resolve import Context, ResolvedOwn, ResolvedRent, fx_ref
+from gpuwise.cost.resolve import (
+    Context,
+    RentOptions,
+    ResolvedOwn,
+    ResolvedRent,
+    find_offer,
+    find_provider,
+    fx_ref,
+    parse_vs,
+    resolve_rent,
+)
 
 
 def money(items: dict[str, float]) -> tuple[dict[str, float], float]:
@@ -54,6 +66,37 @@ def option_dict(
         "break_even": None,
         **extra,
     }
+
+
+def cheapest_billing(
+    cat: Catalog,
+    ctx: Context,
+    vs: str,
+    opts: RentOptions,
+    hours_per_day: float,
+    months: int,
+    usage: RentUsage,
+) -> ResolvedRent:
+    """`provider:instance` with no billing named: the cheapest way to buy these hours among the
+    offer's on-demand and committed modes (spot only when asked), with a note naming the others.
+    A monthly or yearly commitment is chosen only where the use fills it."""
+    provider, instance, billing = parse_vs(vs)
+    if billing is not None:
+        return resolve_rent(cat, ctx, vs, opts)
+    offer = find_offer(cat, find_provider(cat, provider), instance)
+    modes = [p.billing for p in offer.prices if p.billing != "spot"]
+    if len(modes) < 2:
+        return resolve_rent(cat, ctx, vs, opts)
+    busy = busy_hours_per_month(hours_per_day)
+    priced = [
+        (rent_cost(r.spec, busy, months, usage).total, r)
+        for r in (resolve_rent(cat, ctx, f"{provider}:{instance}:{m}", opts) for m in modes)
+    ]
+    priced.sort(key=lambda tr: tr[0])
+    best = priced[0][1]
+    others = tuple((r.spec.billing, round(v, 2)) for v, r in priced[1:])
+    note = Note.of("cost.note_billing_chosen", billing=best.spec.billing, others=others)
+    return replace(best, notes=(*best.notes, note))
 
 
 def cost_report(

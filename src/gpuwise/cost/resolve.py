@@ -1,110 +1,64 @@
 """Catalog entries → the plain specs the cost functions take (currency converted, dated).
 
 Pure: the catalog object and `today` come in, specs, dated price references and notes come
-out. Unknown names and impossible builds raise a UserError with a one-line message.
+out. Unknown names and impossible builds raise a UserError with a one-line message. This module
+resolves owning; the context lives in cost.context and renting in cost.resolve_rent (both
+re-exported here, where callers have always found them).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from gpuwise.catalog.catalog import Catalog, did_you_mean
-from gpuwise.catalog.dating import offer_price_dates, source_dates
-from gpuwise.catalog.names import normalize, suggest
+from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu, Price
-from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, Provider
-from gpuwise.catalog.schema_cost import CostAssumption, HostPlatform
-from gpuwise.catalog.schema_extra import HostPart, Maintenance, PsuSizing, Pue, ResalePoint, Tariff
-from gpuwise.cost.fx import Fx, build_fx
-from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef, is_stale
+from gpuwise.catalog.schema_cost import HostPlatform
+from gpuwise.catalog.schema_extra import HostPart, Maintenance, PsuSizing, ResalePoint
+from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
+from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec, pick_psu, psu_watts
-from gpuwise.cost.rent import HiddenRates, RentSpec
-from gpuwise.cost.spot import SpotRisk
+from gpuwise.cost.power import (
+    DEFAULT_TARIFF,
+    Payer,
+    assumption,
+    busy_fraction,
+    card_draw,
+    host_draw,
+    site_pue,
+    tariff_price,
+)
+from gpuwise.cost.resolve_rent import (
+    HIDDEN_FIELDS,
+    RentOptions,
+    ResolvedRent,
+    find_offer,
+    find_provider,
+    hidden_rates,
+    parse_vs,
+    resolve_rent,
+)
 from gpuwise.errors import UserError
 
-CURRENCIES = ("CNY", "USD", "EUR")
-DEFAULT_TARIFF = {"CNY": "cn-residential", "USD": "us-residential", "EUR": "eu-residential"}
-"""Tariff preset used when none is given: the residential preset of the chosen currency."""
-
-HIDDEN_FIELDS = {
-    "block_storage_per_gb_month": "GB-month",
-    "object_storage_per_gb_month": "GB-month",
-    "egress_per_gb": "GB",
-    "snapshot_per_gb_month": "GB-month",
-    "public_ip_per_hour": "hour",
-    "nat_gateway_per_hour": "hour",
-    "nat_gateway_per_gb": "GB",
-}
-"""Hidden-cost rates shown with their dates, and the unit each is per."""
-
-
-@dataclass(frozen=True)
-class Context:
-    """Currency of the results, exchange rates and the day prices are judged stale against."""
-
-    currency: str
-    fx: Fx
-    today: dt.date
-
-    def money(self, amount: float, currency: str) -> float:
-        """`amount` in `currency` converted to the result currency."""
-        return self.fx.convert(amount, currency, self.currency)
-
-    def ref(
-        self,
-        label: str,
-        amount: float,
-        currency: str,
-        per: str,
-        date: dt.date | None,
-        src: str,
-        retrieved: dt.date | None = None,
-        origin: str = "catalog",
-    ) -> PriceRef:
-        """A price reference dated by its published date, stale-checked against today."""
-        stale = is_stale(date, self.today)
-        return PriceRef(label, amount, currency, per, date, src, stale, retrieved, origin)
-
-
-def with_retrieved(cat: Catalog, refs: Sequence[PriceRef]) -> tuple[PriceRef, ...]:
-    """Fill each reference's retrieved date from its source (the user's own values have none)."""
-    out = []
-    for r in refs:
-        src = cat.sources.get(r.source)
-        if r.retrieved is None and src is not None:
-            r = replace(r, retrieved=src.retrieved)
-        out.append(r)
-    return tuple(out)
-
-
-def make_context(
-    cat: Catalog, currency: str, today: dt.date, cny_per_usd: float | None = None
-) -> Context:
-    """Check the currency and build the exchange table (`--fx` overrides CNY per USD)."""
-    cur = currency.upper()
-    if cur not in CURRENCIES:
-        raise UserError("cost.bad_currency", value=currency, choices=", ".join(CURRENCIES))
-    return Context(cur, build_fx(cat.extra("rate"), cny_per_usd), today)
-
-
-def assumption(cat: Catalog, key: str) -> CostAssumption:
-    """A cost-model constant by id (a catalog without it is a broken install)."""
-    for a in cat.extra("cost_assumption"):
-        if a.id == key:
-            return a  # type: ignore[no-any-return]
-    raise UserError("cost.missing_constant", name=key)
-
-
-def fx_ref(ctx: Context) -> PriceRef | None:
-    """The CNY/USD rate used, as a dated reference (None when the user gave it)."""
-    if "CNY" in ctx.fx.overridden:
-        return None
-    return ctx.ref(
-        "fx", ctx.fx.rate("CNY"), "CNY", "USD", ctx.fx.dates.get("CNY"), ctx.fx.sources["CNY"]
-    )
+__all__ = [
+    "CURRENCIES",
+    "DEFAULT_TARIFF",
+    "HIDDEN_FIELDS",
+    "Context",
+    "RentOptions",
+    "ResolvedRent",
+    "assumption",
+    "find_offer",
+    "find_provider",
+    "fx_ref",
+    "hidden_rates",
+    "make_context",
+    "parse_vs",
+    "resolve_rent",
+    "with_retrieved",
+]
 
 
 # ---------------------------------------------------------------- owning
@@ -122,6 +76,16 @@ class OwnOptions:
     resale_pct: float | None = None
     maintenance_pct: float | None = None
     owned: bool = False
+    site: str | None = None
+    """Where the machine sits (owning.toml `site`): only a server room or data centre adds PUE."""
+    payer: Payer | None = None
+    """Who pays the electricity: a household (residential tariff) or a business (commercial)."""
+    region: str | None = None
+    """The region whose tariffs apply (a region id or country code); None: the currency's."""
+    workload: str | None = None
+    """train | serve | local: the share of TDP a busy card draws (None: training's)."""
+    host_owned: bool = False
+    """The host is a PC the user has and runs anyway: no host price and no host power."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +98,8 @@ class ResolvedOwn:
     host_parts: tuple[tuple[str, float], ...]
     prices: tuple[PriceRef, ...]
     notes: tuple[Note, ...]
+    site: str = "office"
+    """The site (or the user's PUE) the electricity was charged for."""
     system: str | None = None
     """The system SKU bought whole (gpuwise.cost.system), or None for cards in a host."""
     system_priced: bool = True
@@ -206,41 +172,6 @@ def _resale_points(cat: Catalog, gpu: Gpu) -> tuple[tuple[tuple[float, float], .
             curve = tuple(sorted((r.months_since_launch, r.fraction_of_launch) for r in chosen))
             return curve, sorted({r.gpu for r in chosen})
     return (), []
-
-
-def _number_or_preset(value: str) -> float | None:
-    try:
-        return float(value)
-    except ValueError:
-        return None
-
-
-def _tariff(cat: Catalog, ctx: Context, value: str | None) -> tuple[float, PriceRef | None]:
-    """Price per kWh in the result currency: a number (the user's) or a preset id."""
-    if value is not None and (num := _number_or_preset(value)) is not None:
-        if num < 0:
-            raise UserError("cost.negative", option="--tariff", value=value)
-        return num, None
-    key = value or DEFAULT_TARIFF[ctx.currency]
-    presets: Sequence[Tariff] = cat.extra("tariff")
-    t = next((x for x in presets if x.id == key.lower()), None)
-    if t is None:
-        raise UserError("cost.unknown_tariff", value=key, choices=", ".join(x.id for x in presets))
-    date = t.date or source_dates(cat, t.source).published
-    ref = ctx.ref(f"tariff:{t.id}", t.price_per_kwh, t.currency, "kWh", date, t.source)
-    return ctx.money(t.price_per_kwh, t.currency), ref
-
-
-def _pue(cat: Catalog, value: str) -> float:
-    if (num := _number_or_preset(value)) is not None:
-        if not 1.0 <= num <= 3.0:
-            raise UserError("cost.bad_pue", value=value)
-        return num
-    presets: Sequence[Pue] = cat.extra("pue")
-    p = next((x for x in presets if x.id == value.lower()), None)
-    if p is None:
-        raise UserError("cost.unknown_pue", value=value, choices=", ".join(x.id for x in presets))
-    return p.pue
 
 
 def _card_price(
@@ -368,21 +299,6 @@ def _host(
     return _Host(sum(p for _, p in chosen) if chosen else None, missing, chosen, psu_w)
 
 
-def _power(cat: Catalog, gpu: Gpu, notes: list[Note]) -> tuple[float | None, float | None]:
-    """Card draw under load and at idle (measured idle where the catalog has it); a card with
-    several devices draws each device's TDP."""
-    if not gpu.tdp_w:
-        notes.append(Note.of("cost.note_no_tdp", gpu=gpu.id))
-        return None, None
-    tdp = gpu.tdp_w * gpu.devices_per_card
-    load_frac = assumption(cat, "gpu_load_fraction_of_tdp").value
-    idle_frac = assumption(cat, "gpu_idle_fraction_of_tdp").value
-    measured = next((x.idle_w for x in cat.extra("gpu_idle_power") if x.gpu == gpu.id), None)
-    if measured is None:
-        notes.append(Note.of("cost.note_idle_from_tdp", gpu=gpu.id))
-    return tdp * load_frac, measured if measured is not None else tdp * idle_frac
-
-
 def _server_host_estimate(
     cat: Catalog, host: _Host, platform: HostPlatform, cards_total: float, notes: list[Note]
 ) -> _Host:
@@ -435,6 +351,80 @@ WHOLE_SYSTEM = "whole-system"
 """The platform of a machine sold whole (an Apple Mac): its price already includes the host."""
 
 
+@dataclass(frozen=True)
+class _Power:
+    """What the machine draws and what its owner pays per kWh."""
+
+    gpu_w: tuple[float | None, float | None]
+    host_w: tuple[float, float]
+    pue: float
+    site: str
+    tariff: float
+
+
+def _build(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    card_price: float,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> tuple[str, HostPlatform | None, _Host]:
+    """The platform the cards go in and the host's price (a Mac is a whole system)."""
+    if gpu.whole_system:
+        return WHOLE_SYSTEM, None, _Host(0.0, (), [], None)
+    platform = _platform(cat, gpu, count, opts.platform)
+    if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
+        notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
+        return platform.id, platform, _Host(0.0, (), [], None)
+    host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)
+    if opts.host_price is None and not opts.owned:
+        host = _server_host_estimate(cat, host, platform, card_price * count, notes)
+    return platform.id, platform, host
+
+
+def _power(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    platform: HostPlatform | None,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> _Power:
+    """Cards at the workload's share of TDP, the host sized to the host (none when the user's
+    PC runs anyway), PUE by where the machine sits, the tariff its owner pays."""
+    fraction = busy_fraction(cat, opts.workload)
+    gpu_w = card_draw(cat, gpu, fraction, notes)
+    host_w = (0.0, 0.0)
+    if platform is not None and not opts.host_owned:
+        host_w = host_draw(cat, platform, gpu, count, fraction)
+    pue, site = site_pue(cat, opts.site, opts.pue)
+    tariff, ref = tariff_price(cat, ctx, opts.tariff, opts.payer, opts.region)
+    if ref:
+        prices.append(ref)
+    if opts.host_owned:
+        notes.append(Note.of("cost.note_host_not_charged"))
+    if gpu_w[0] is not None and gpu_w[1] is not None and gpu.tdp_w:
+        tdp_w = gpu.tdp_w * gpu.devices_per_card
+        notes.append(
+            Note.of(
+                "cost.note_power",
+                busy_w=gpu_w[0],
+                pct=fraction,
+                tdp_w=tdp_w,
+                idle_w=gpu_w[1],
+                host_w=host_w[0],
+                site=site,
+                pue=pue,
+            )
+        )
+    return _Power(gpu_w, host_w, pue, site, tariff)
+
+
 def resolve_own(
     cat: Catalog, ctx: Context, gpu_name: str, count: int, opts: OwnOptions | None = None
 ) -> ResolvedOwn:
@@ -449,24 +439,8 @@ def resolve_own(
     prices = [card_ref] if card_ref else []
     if opts.owned:
         notes.append(Note.of("cost.note_owned", gpu=gpu.id, count=count))
-    if gpu.whole_system:
-        platform_id, pue_name, host_w = WHOLE_SYSTEM, opts.pue or "home", (0.0, 0.0)
-        host = _Host(0.0, (), [], None)
-    else:
-        platform = _platform(cat, gpu, count, opts.platform)
-        platform_id, pue_name = platform.id, opts.pue or platform.pue
-        host_w = (platform.load_w + count * platform.load_w_per_gpu, platform.idle_w)
-        if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
-            host = _Host(0.0, (), [], None)
-            notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
-        else:
-            host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)
-            if opts.host_price is None and not opts.owned:
-                host = _server_host_estimate(cat, host, platform, card_price * count, notes)
-    gpu_load_w, gpu_idle_w = _power(cat, gpu, notes)
-    tariff, tariff_ref = _tariff(cat, ctx, opts.tariff)
-    if tariff_ref:
-        prices.append(tariff_ref)
+    platform_id, platform, host = _build(cat, ctx, gpu, count, card_price, opts, notes, prices)
+    power = _power(cat, ctx, gpu, count, platform, opts, notes, prices)
     resale = _resale(cat, ctx, gpu, card_price, opts, notes)
     spec = OwnSpec(
         label=f"own:{gpu.id}x{count}",
@@ -475,12 +449,12 @@ def resolve_own(
         currency=ctx.currency,
         card_price=card_price,
         host_price=host.price,
-        gpu_load_w=gpu_load_w,
-        gpu_idle_w=gpu_idle_w,
-        host_load_w=host_w[0],
-        host_idle_w=host_w[1],
-        pue=_pue(cat, pue_name),
-        tariff_per_kwh=tariff,
+        gpu_load_w=power.gpu_w[0],
+        gpu_idle_w=power.gpu_w[1],
+        host_load_w=power.host_w[0],
+        host_idle_w=power.host_w[1],
+        pue=power.pue,
+        tariff_per_kwh=power.tariff,
         maintenance_annual_fraction=_maintenance(cat, opts),
         resale_base_per_card=resale.base,
         resale_age_months=resale.age_months,
@@ -489,177 +463,5 @@ def resolve_own(
         unpriced_host=host.missing,
         owned=opts.owned,
     )
-    return ResolvedOwn(
-        spec, platform_id, host.psu_w, tuple(host.parts), with_retrieved(cat, prices), tuple(notes)
-    )
-
-
-# ---------------------------------------------------------------- renting
-
-
-@dataclass(frozen=True)
-class RentOptions:
-    """User values for spot risk that win over the catalog defaults."""
-
-    interruptions_per_day: float | None = None
-    restart_min: float | None = None
-
-
-@dataclass(frozen=True)
-class ResolvedRent:
-    """A rental spec with the dated prices it rests on and notes."""
-
-    spec: RentSpec
-    prices: tuple[PriceRef, ...]
-    notes: tuple[Note, ...]
-
-
-def parse_vs(text: str) -> tuple[str, str, str | None]:
-    """`provider:instance[:billing]` → parts (instances may contain ':' only before a billing)."""
-    provider, sep, rest = text.partition(":")
-    if not sep or not provider or not rest:
-        raise UserError("cost.bad_vs", value=text)
-    billing = None
-    head, sep2, tail = rest.rpartition(":")
-    if sep2 and tail.lower() in BILLINGS:
-        rest, billing = head, tail.lower()
-    return provider.strip().lower(), rest.strip(), billing
-
-
-def find_provider(cat: Catalog, name: str) -> Provider:
-    """A provider by id, English or Chinese name or alias (catalog/providers.py); an unknown
-    name is refused with the nearest providers, never taken for another one."""
-    from gpuwise.catalog.providers import find_id
-
-    exact = cat.providers.get(name)  # the plan asks by id, hundreds of times
-    return exact if exact is not None else cat.providers[find_id(cat.providers, name)]
-
-
-_OFFER_NAMES: dict[int, tuple[Catalog, dict[str, dict[str, Offer]]]] = {}
-
-
-def _offer_names(cat: Catalog) -> dict[str, dict[str, Offer]]:
-    """provider → normalized instance name → offer, built once per catalog (a planner looks up
-    hundreds of offers among the thousands a refreshed price feed adds)."""
-    held = _OFFER_NAMES.get(id(cat))
-    if held is not None and held[0] is cat:
-        return held[1]
-    names: dict[str, dict[str, Offer]] = {}
-    for o in cat.offers:
-        names.setdefault(o.provider, {}).setdefault(normalize(o.instance.replace("×", "x")), o)
-    _OFFER_NAMES.clear()
-    _OFFER_NAMES[id(cat)] = (cat, names)
-    return names
-
-
-def find_offer(cat: Catalog, provider: Provider, instance: str) -> Offer:
-    """An offer of `provider` by instance name (case, spaces and '×' ignored)."""
-    offers = _offer_names(cat).get(provider.id, {})
-    found = offers.get(normalize(instance.replace("×", "x")))
-    if found is not None:
-        return found
-    index = {key: o.instance for key, o in offers.items()}
-    hint = did_you_mean(suggest(instance, index, {}))
-    raise UserError("cost.unknown_instance", provider=provider.id, name=instance, hint=hint)
-
-
-def hidden_rates(h: HiddenCosts | None, src_currency: str, ctx: Context) -> HiddenRates:
-    """A provider's hidden-cost rates in the result currency (None stays None)."""
-    if h is None:
-        return HiddenRates()
-
-    def m(v: float | None) -> float | None:
-        return None if v is None else ctx.money(v, src_currency)
-
-    return HiddenRates(
-        block_per_gb_month=m(h.block_storage_per_gb_month),
-        object_per_gb_month=m(h.object_storage_per_gb_month),
-        egress_per_gb=m(h.egress_per_gb),
-        egress_free_gb_per_month=h.egress_free_gb_per_month,
-        snapshot_per_gb_month=m(h.snapshot_per_gb_month),
-        public_ip_per_hour=m(h.public_ip_per_hour),
-        nat_per_hour=m(h.nat_gateway_per_hour),
-        nat_per_gb=m(h.nat_gateway_per_gb),
-    )
-
-
-def resolve_rent(
-    cat: Catalog, ctx: Context, vs: str, opts: RentOptions | None = None
-) -> ResolvedRent:
-    """Everything needed to price one `provider:instance[:billing]` option."""
-    opts = opts or RentOptions()
-    prov_name, inst_name, billing = parse_vs(vs)
-    provider = find_provider(cat, prov_name)
-    offer = find_offer(cat, provider, inst_name)
-    if billing is None:
-        price = offer.price("on-demand") or offer.prices[0]
-    else:
-        found = offer.price(billing)
-        if found is None:
-            have = ", ".join(p.billing for p in offer.prices)
-            raise UserError("cost.no_billing", offer=offer.instance, billing=billing, have=have)
-        price = found
-    cur = price.currency_of(provider)  # a quote given in USD for a CNY cloud stays USD
-    src = price.source or offer.source
-    label = f"{provider.id}:{offer.instance}:{price.billing}"
-    when = offer_price_dates(cat, offer, price)
-    prices = [
-        ctx.ref(
-            f"offer:{label}",
-            price.amount,
-            cur,
-            price.per,
-            when.published,
-            src,
-            when.retrieved,
-            offer.origin,
-        )
-    ]
-    hidden = cat.hidden_costs.get(provider.id)
-    if hidden is not None:
-        for field, per in HIDDEN_FIELDS.items():
-            value = getattr(hidden, field)
-            if value is None:
-                continue
-            hsrc = hidden.field_sources.get(field, hidden.source)
-            hd = source_dates(cat, hsrc)
-            prices.append(
-                ctx.ref(
-                    f"hidden:{field}", value, provider.currency, per, hd.published, hsrc,
-                    hd.retrieved,
-                )
-            )  # fmt: skip
-    notes: list[Note] = []
-    spot = None
-    if price.billing == "spot":
-        for option, v in (
-            ("--spot-interruptions-per-day", opts.interruptions_per_day),
-            ("--restart-min", opts.restart_min),
-        ):
-            if v is not None and v < 0:
-                raise UserError("cost.negative", option=option, value=v)
-        if opts.interruptions_per_day is not None:
-            rate = opts.interruptions_per_day / 24
-        elif provider.spot_interruptions_per_day is not None:  # the provider's published rate
-            rate = provider.spot_interruptions_per_day / 24
-        else:
-            rate = assumption(cat, "spot_interruptions_per_hour").value
-            notes.append(Note.of("cost.note_spot_default", provider=provider.id, per_day=rate * 24))
-        restart_min = opts.restart_min
-        if restart_min is None:
-            restart_min = assumption(cat, "spot_restart_min").value
-        spot = SpotRisk(rate, restart_min / 60)
-    spec = RentSpec(
-        label=label,
-        provider=provider.id,
-        instance=offer.instance,
-        gpu_id=offer.gpu,
-        gpu_count=offer.gpu_count,
-        billing=price.billing,
-        price=ctx.money(price.amount, cur),
-        per=price.per,
-        currency=ctx.currency,
-        hidden=hidden_rates(hidden, provider.currency, ctx),
-        spot=spot,
-    )
-    return ResolvedRent(spec, tuple(prices), tuple(notes))
+    parts, refs = tuple(host.parts), with_retrieved(cat, prices)
+    return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)

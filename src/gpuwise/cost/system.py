@@ -7,8 +7,10 @@ still sit in the machine and draw their idle power all the time:
 
     draw per card while busy = (used x load + unused x idle) / cards
 
-so that cards x that = the machine's real GPU draw. The rest of the machine draws what the
-catalog's host platform of that kind draws (an HGX/OAM server, a PCIe server, a workstation).
+so that cards x that = the machine's real GPU draw (cost.power: a busy card draws its workload's
+share of TDP). The rest of the machine draws what the catalog's host platform of that kind draws
+(an HGX/OAM server, a PCIe server, a workstation), sized to its GPUs; PUE and tariff follow
+where the machine sits and who pays, as for cards in a host.
 Resale applies the GPU's used-price curve to the system price, from the price's date.
 """
 
@@ -32,6 +34,7 @@ from gpuwise.catalog.systems import (
 )
 from gpuwise.cost.model import CostOption, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
+from gpuwise.cost.power import busy_fraction, card_draw, host_draw, site_pue, tariff_price
 from gpuwise.cost.resolve import (
     Context,
     OwnOptions,
@@ -39,10 +42,7 @@ from gpuwise.cost.resolve import (
     _check_own_options,
     _maintenance,
     _months_between,
-    _power,
-    _pue,
     _resale_points,
-    _tariff,
     resolve_own,
     with_retrieved,
 )
@@ -78,10 +78,11 @@ def system_price(
 
 
 def _draw(
-    cat: Catalog, gpu: Gpu, used_share: float, notes: list[Note]
+    cat: Catalog, gpu: Gpu, used_share: float, workload: str | None, notes: list[Note]
 ) -> tuple[float | None, float | None]:
-    """Per-card draw while the job runs (used cards at load, the rest idle) and at idle."""
-    load_w, idle_w = _power(cat, gpu, notes)
+    """Per-card draw while the job runs (used cards at the workload's share of TDP, the rest
+    idle) and at idle."""
+    load_w, idle_w = card_draw(cat, gpu, busy_fraction(cat, workload), notes)
     if load_w is None or idle_w is None:
         return None, None
     return used_share * load_w + (1 - used_share) * idle_w, idle_w
@@ -113,15 +114,14 @@ def _per_card(
 
 def _host_draw(
     cat: Catalog, system: PurchasableSystem, gpu: Gpu, systems: int, opts: OwnOptions
-) -> tuple[float, float, str]:
-    """(busy draw, idle draw, PUE preset) of the rest of the machines: the catalog platform of
-    the system's kind stands for its CPUs, fans, switches and NICs."""
+) -> tuple[float, float]:
+    """(busy draw, idle draw) of the rest of the machines: the catalog platform of the system's
+    kind stands for its CPUs, fans, switches and NICs, sized to the system's GPUs."""
     platform = _platform(cat, system, gpu)
     if platform is None:
-        return 0.0, 0.0, opts.pue or "datacenter"
-    cards = systems * system.gpus
-    busy = systems * platform.load_w + cards * platform.load_w_per_gpu
-    return busy, systems * platform.idle_w, opts.pue or platform.pue
+        return 0.0, 0.0
+    busy, idle = host_draw(cat, platform, gpu, system.gpus, busy_fraction(cat, opts.workload))
+    return systems * busy, systems * idle
 
 
 def _use_notes(system: PurchasableSystem, gpu: Gpu, systems: int, used: int) -> list[Note]:
@@ -155,9 +155,10 @@ def resolve_system(
     notes = _use_notes(system, gpu, systems, used)
     price = _per_card(system, ctx, market, opts, notes)
     prices = [price.ref] if price.ref else []
-    gpu_load_w, gpu_idle_w = _draw(cat, gpu, used / devices, notes)
-    host_load, host_idle, pue_name = _host_draw(cat, system, gpu, systems, opts)
-    tariff, tariff_ref = _tariff(cat, ctx, opts.tariff)
+    gpu_load_w, gpu_idle_w = _draw(cat, gpu, used / devices, opts.workload, notes)
+    host_load, host_idle = _host_draw(cat, system, gpu, systems, opts)
+    pue, site = site_pue(cat, opts.site, opts.pue)
+    tariff, tariff_ref = tariff_price(cat, ctx, opts.tariff, opts.payer, opts.region)
     if tariff_ref:
         prices.append(tariff_ref)
     curve, from_gpus = _resale_points(cat, gpu)
@@ -175,7 +176,7 @@ def resolve_system(
         gpu_idle_w=gpu_idle_w,
         host_load_w=host_load,
         host_idle_w=host_idle,
-        pue=_pue(cat, pue_name),
+        pue=pue,
         tariff_per_kwh=tariff,
         maintenance_annual_fraction=_maintenance(cat, opts),
         resale_base_per_card=price.per_card,
@@ -183,7 +184,8 @@ def resolve_system(
         resale_curve=curve,
         resale_fraction_override=None if opts.resale_pct is None else opts.resale_pct / 100,
     )
-    resolved = ResolvedOwn(spec, system.id, None, (), with_retrieved(cat, prices), tuple(notes))
+    refs = with_retrieved(cat, prices)
+    resolved = ResolvedOwn(spec, system.id, None, (), refs, tuple(notes), site)
     return replace(resolved, system=system.id, system_priced=price.priced, systems=systems)
 
 

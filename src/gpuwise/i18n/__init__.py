@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import string
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -123,6 +124,30 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, dict[str, str]
     return out
 
 
+def unsigned_zero(text: str) -> str:
+    """`text` without the sign of a number that shows as zero ('-0', '-0.0', '-0.00%'): a
+    value that rounds to zero has no sign worth printing."""
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        return text[1:]
+    return text
+
+
+class _Formatter(string.Formatter):
+    """str.format that never prints '-0.0' (a tiny negative rounded away, or -0.0 itself)."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        out = super().format_field(value, format_spec)
+        return unsigned_zero(out) if isinstance(value, float) else out
+
+
+FORMATTER = _Formatter()
+
+
+def fill(text: str, params: dict[str, Any]) -> str:
+    """`text.format(**params)` without negative zeros (see `unsigned_zero`)."""
+    return FORMATTER.vformat(text, (), params)
+
+
 def t(key: str, lang: Lang | None = None, **params: Any) -> str:
     """The text for `key` in the current language, formatted with `params`.
 
@@ -135,7 +160,7 @@ def t(key: str, lang: Lang | None = None, **params: Any) -> str:
     lang = lang or get_lang()
     text = texts.get(lang) or texts.get("en", key)
     with contextlib.suppress(KeyError, IndexError, ValueError):
-        text = text.format(**params) if params else text
+        text = fill(text, params) if params else text
     return tidy_zh(text) if lang == "zh" and params else text
 
 

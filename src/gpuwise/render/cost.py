@@ -157,6 +157,14 @@ def render_cost(console: Console, report: dict[str, Any], extra_notes: list[str]
             params = dict(n["params"])
             if "platform" in params:
                 params["platform"] = t(f"platform.{params['platform']}")
+            if "site" in params:
+                params["site"] = t(f"site.{params['site']}")
+            if "billing" in params:
+                params["billing"] = t(f"billing.{params['billing']}")
+            if isinstance(params.get("others"), list | tuple):
+                params["others"] = ", ".join(
+                    f"{t(f'billing.{b}')} {_money(v)}" for b, v in params["others"]
+                )
             text = t(n["key"], **params)
             if text not in notes:
                 notes.append(text)

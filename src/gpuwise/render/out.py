@@ -48,17 +48,22 @@ def emit_json(data: Any) -> None:
     every JSON reader decodes back exactly.
     """
     bad: list[str] = []
-    clean = _finite(data, "$", bad)
+    text = json_text(data, bad)
     if bad:
         from gpuwise.i18n import t
 
         sys.stderr.write(t("output.nonfinite_json", paths=", ".join(bad[:5])) + "\n")
-    options: dict[str, Any] = {"indent": 2, "sort_keys": True, "default": str, "allow_nan": False}
-    text = json.dumps(clean, ensure_ascii=False, **options)
     if not can_show(sys.stdout, text):
-        text = json.dumps(clean, ensure_ascii=True, **options)
+        text = json_text(data, [], ascii_only=True)
     sys.stdout.write(text)
     sys.stdout.write("\n")
+
+
+def json_text(data: Any, bad: list[str], ascii_only: bool = False) -> str:
+    """The JSON `emit_json` prints: sorted keys, no NaN/Infinity (paths go to `bad`), no -0.0."""
+    clean = _finite(data, "$", bad)
+    options: dict[str, Any] = {"indent": 2, "sort_keys": True, "default": str, "allow_nan": False}
+    return json.dumps(clean, ensure_ascii=ascii_only, **options)
 
 
 def _finite(value: Any, path: str, bad: list[str]) -> Any:
@@ -66,6 +71,8 @@ def _finite(value: Any, path: str, bad: list[str]) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         bad.append(path)
         return None
+    if isinstance(value, float) and value == 0.0:
+        return 0.0  # never "-0.0" in JSON
     if isinstance(value, dict):
         return {k: _finite(v, f"{path}.{k}", bad) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -77,6 +84,8 @@ def fmt_num(value: float | None, digits: int = 1) -> str:
     """A number for a table cell; '—' for none."""
     if value is None:
         return "—"
+    from gpuwise.i18n import unsigned_zero
+
     if abs(value - round(value)) < 1e-9 and abs(value) >= 10:
         return f"{value:,.0f}"
-    return f"{value:,.{digits}f}"
+    return unsigned_zero(f"{value:,.{digits}f}")

@@ -1,0 +1,60 @@
+"""Marketplace hosts (Vast.ai's community cloud and other peer-to-peer GPU markets).
+
+A marketplace lists machines that their owners run, from a gaming PC to a data centre, with no
+service agreement: a host may reboot or leave. For a service kept up around the clock that is a
+cost, not only a caveat, so it is priced in: the provider's published availability where it
+has one (the expected hours down, bought again from the same market), else a standby replica
+(cost.toml `marketplace_standby_fraction`, an explicit assumption). Batch work is left as it
+is: a checkpointed run restarts elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from gpuwise.advise.evaluate import Option
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog import Catalog
+from gpuwise.cost.power import assumption
+
+ROUND_THE_CLOCK_HOURS_PER_DAY = 20.0
+"""A service up this many hours a day or more has no quiet window in which a vanished host
+goes unnoticed: it counts as 24/7."""
+
+
+def on_marketplace(o: Option) -> bool:
+    """The option rents a peer-to-peer marketplace host."""
+    p = o.candidate.provider
+    return o.candidate.kind == "rent" and p is not None and p.hosting == "marketplace"
+
+
+def round_the_clock_service(s: Scenario) -> bool:
+    """A service that must stay up around the clock."""
+    return s.workload.kind == "serve" and s.hours_per_day >= ROUND_THE_CLOCK_HOURS_PER_DAY
+
+
+def _premium_share(cat: Catalog, availability: float | None) -> float:
+    """The share of the compute bill the risk costs: the hours a published availability loses,
+    bought again, else a standby replica."""
+    if availability is not None:
+        return 1.0 / availability - 1.0
+    return assumption(cat, "marketplace_standby_fraction").value
+
+
+def price_marketplace_risk(cat: Catalog, s: Scenario, options: list[Option]) -> None:
+    """Add the reliability premium, the risk and the rule to each marketplace rental of a
+    24/7 service (in place: the options are the planner's own)."""
+    if not round_the_clock_service(s):
+        return
+    for o in options:
+        if not on_marketplace(o) or "compute" not in o.cost.items:
+            continue
+        provider = o.candidate.provider
+        assert provider is not None
+        share = _premium_share(cat, provider.availability)
+        premium = o.cost.items["compute"] * share
+        o.cost = replace(o.cost, items={**o.cost.items, "standby_replica": premium})
+        params: dict[str, Any] = {"provider_en": provider.name_en, "provider_zh": provider.name_zh}
+        o.risks.append(("risk.marketplace", params))
+        o.rules.append(("marketplace-host", {**params, "pct": share}))
