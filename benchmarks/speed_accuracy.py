@@ -183,6 +183,9 @@ def prospective(cat: Any, mc: MemoryConstants, sc: SpeedConstants) -> None:
         print(
             f"{key[0]:8} {key[1]:11} | {summary(g['loso'])} | {statistics.median(g['roof']):7.1%}"
         )
+    every = [abs(r[2]) for r in rows]
+    roof = statistics.median(abs(r[5]) for r in rows)
+    print(f"{'all':8} {'all':11} | {summary(every)} | {roof:7.1%}")
     _print_worst(rows, "shipped")
 
 

@@ -96,7 +96,9 @@ def test_serving_prefill_pays_the_tensor_parallel_all_reduce_regression() -> Non
     assert with_link > without
     link_s = SC.link(gpu, 4).allreduce_latency_us * 1e-6
     step, _ = decode_step(r, rt, c, prompt + gen / 2, 0.0, 0.0, link_s)
-    r_in = _r("qwen3-32b", "vllm", gpus=4, strategy="tp", prompt_tokens=prompt, context=prompt + gen)
+    r_in = _r(
+        "qwen3-32b", "vllm", gpus=4, strategy="tp", prompt_tokens=prompt, context=prompt + gen
+    )
     est = inference_speed(r_in, SC, SpeedInputs(gpu=gpu, gen_tokens=gen, concurrency=c))
     cycle = c * gen / (est.serving_tokens_per_s or 1)
     assert abs(cycle - ((gen - 1) * step + with_link)) < 1e-6 * cycle
@@ -123,4 +125,6 @@ def test_a_moe_step_reads_more_experts_as_concurrency_grows() -> None:
     r = _r("gpt-oss-120b", "vllm", quant="mxfp4")
     one, many = decode_terms(r, 1, 1000), decode_terms(r, 64, 1000)
     assert many.weight_bytes > 3 * one.weight_bytes
-    assert decode_terms(r, 1024, 1000).weight_bytes <= 1.001 * decode_terms(r, 4096, 1000).weight_bytes
+    assert (
+        decode_terms(r, 1024, 1000).weight_bytes <= 1.001 * decode_terms(r, 4096, 1000).weight_bytes
+    )
