@@ -57,13 +57,28 @@ def main() -> None:
         one = median_seconds(lambda s=s: make_plan(cat, s, today))
         ten = median_seconds(lambda s=s: make_plan(many, s, today), runs=3)
         print(f"{name:26} {n:10} {one:7.3f} {ten:7.3f}")
+    libraries, plan = side_by_side()
+    print(f"import typer, rich, pydantic, yaml (fresh process, median of 7): {libraries:.3f} s")
+    print(f"gpuwise plan --example (fresh process, median of 7): {plan:.3f} s")
+    print(f"ratio: {plan / libraries:.2f} × the libraries' import time (target < 3×)")
+
+
+def _wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def side_by_side(runs: int = 7) -> tuple[float, float]:
+    """Medians of the libraries' bare import and of `plan --example`, run alternately in fresh
+    processes so both see the same machine load (this VM's speed swings by a third)."""
     gw = Path(sys.executable).parent / "gpuwise"
-    walls = []
-    for _ in range(5):
-        start = time.perf_counter()
-        subprocess.run([str(gw), "plan", "--example"], capture_output=True, check=True)
-        walls.append(time.perf_counter() - start)
-    print(f"gpuwise plan --example (fresh process, median of 5): {statistics.median(walls):.3f} s")
+    imports = [sys.executable, "-c", "import typer, rich, pydantic, yaml"]
+    libs, plans = [], []
+    for _ in range(runs):
+        libs.append(_wall(imports))
+        plans.append(_wall([str(gw), "plan", "--example"]))
+    return statistics.median(libs), statistics.median(plans)
 
 
 if __name__ == "__main__":

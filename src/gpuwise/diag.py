@@ -21,3 +21,20 @@ def debug(message: str) -> None:
     """One `debug:` line on stderr when --debug is on (never translated: it is for reports)."""
     if _on[0]:
         sys.stderr.write(f"debug: {message}\n")
+
+
+_said: set[str] = set()
+
+
+def first_time(key: str) -> bool:
+    """True the first time `key` is asked about in this command run: a warning that every
+    catalog load would repeat (a skipped user file) is printed once per command."""
+    if key in _said:
+        return False
+    _said.add(key)
+    return True
+
+
+def new_run() -> None:
+    """Forget what was said (cli.app calls this at the start of every command run)."""
+    _said.clear()

@@ -4,9 +4,11 @@ Every number that enters gpuwise from a person — a command-line flag, a scenar
 catalog override — goes through :func:`read`: it accepts the units people write (`24GB`, `80G`,
 `32k`, `2e7`, `20M`, `1.5B`, `2000万`, `¥3000`, `3000元`, `$2.5/h`, `30%`), and rejects NaN,
 infinities, negative values where they mean nothing and values outside the range in
-:data:`QUANTITIES`, with one line that names the flag or field, the value and the range. A
-suffix of another kind (`24gb` where a token count is expected, `5M` months) is an error with a
-hint, never a guess.
+:data:`QUANTITIES` (gpuwise.quantities), with one line that names the flag or field, the value
+and the range. A suffix of another kind (`24gb` where a token count is expected, `5M` months) is
+an error with a hint, never a guess. Decimal marks and digit grouping (`1,500.00`, `1 500,00`,
+`1,98` from a semicolon file) are read per the source's decimal mark (gpuwise.separators); a
+number that could be read two ways is refused with both readings.
 
 Pure and light (no pydantic, no click): the CLI adapter is `gpuwise.cli.numbers`, the pydantic
 one :func:`field`.
@@ -19,244 +21,14 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from gpuwise.errors import UserError
-
-Family = Literal[
-    "plain",
-    "count",
-    "context",
-    "memory",
-    "bandwidth",
-    "money",
-    "rate",
-    "hours",
-    "months",
-    "days",
-    "minutes",
-    "percent",
-]
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """One kind of number: the units it may be written in and the range that makes sense.
-
-    `lo_open`: the lower bound itself is not allowed (must be more than `lo`). `why` is the
-    product reason for the bounds, shown nowhere but kept beside them so a reviewer can judge.
-    """
-
-    family: Family
-    lo: float
-    hi: float
-    why: str
-    lo_open: bool = False
-    integer: bool = False
-
-
-QUANTITIES: dict[str, Quantity] = {
-    # ---- workload sizes
-    "batch": Quantity(
-        "count",
-        1,
-        65_536,
-        "sequences per step; no recipe uses more than a few thousand, 65 536 leaves room",
-        integer=True,
-    ),
-    "samples": Quantity(
-        "count", 1, 1e12, "training examples; 1e12 is beyond any public dataset", integer=True
-    ),
-    "context": Quantity(
-        "context",
-        1,
-        10_485_760,
-        "tokens in one sequence; the longest published context windows are 10M (Llama 4 Scout)",
-        integer=True,
-    ),
-    "ubatch": Quantity(
-        "context",
-        1,
-        1_048_576,
-        "tokens one prefill step processes (llama.cpp -ub, vLLM max-num-batched-tokens); "
-        "engines default to 512-16 384, 1M leaves room",
-        integer=True,
-    ),
-    "tokens_part": Quantity(
-        "context",
-        0,
-        10_485_760,
-        "prompt or generated tokens of one request: 0 allowed, never more than the longest context",
-        integer=True,
-    ),
-    "dataset_tokens": Quantity(
-        "count",
-        0,
-        1e15,
-        "tokens in a training set; the largest public "
-        "pre-training sets hold ~3.6e13, 1e15 leaves room",
-        lo_open=True,
-    ),
-    "lora_rank": Quantity(
-        "count",
-        1,
-        65_536,
-        "LoRA rank; ranks above the hidden size (≤ 65k for every catalog model) mean nothing",
-        integer=True,
-    ),
-    "epochs": Quantity(
-        "plain",
-        0,
-        1_000,
-        "passes over the data; fine-tuning uses 1–10, 1 000 is already absurd",
-        lo_open=True,
-    ),
-    "runs_per_month": Quantity(
-        "plain", 0, 10_000, "jobs a month; 10 000 is one every ~4 minutes", lo_open=True
-    ),
-    "concurrency": Quantity(
-        "count",
-        1,
-        1_000_000,
-        "simultaneous requests served; a million is beyond any one deployment gpuwise sizes",
-        integer=True,
-    ),
-    "target_tps": Quantity(
-        "count", 0, 1e8, "tokens per second wanted from the whole deployment", lo_open=True
-    ),
-    "gpus": Quantity(
-        "count", 1, 100_000, "GPUs in one job; the largest clusters have ~100k", integer=True
-    ),
-    "card_count": Quantity(
-        "count",
-        1,
-        1_024,
-        "cards owned; per-host limits are checked against the catalog later",
-        integer=True,
-    ),
-    "max_gpus": Quantity("count", 1, 100_000, "the most GPUs a plan may use", integer=True),
-    "top": Quantity(
-        "count", 1, 1_000, "rows shown; more than 1 000 is not a table anyone reads", integer=True
-    ),
-    # ---- memory, storage and bandwidth (decimal GB as vendors state them)
-    "memory_gb": Quantity(
-        "memory",
-        0,
-        4_096,
-        "GPU memory; the largest device (unified memory included) has well under 4 TB",
-    ),
-    "storage_gb": Quantity(
-        "memory",
-        0,
-        1e7,
-        "data stored or moved, GB; 10 PB is beyond what one team's project keeps in the cloud",
-    ),
-    "cpu_bandwidth": Quantity(
-        "bandwidth",
-        0,
-        10_000,
-        "host memory bandwidth, GB/s; a 12-channel DDR5 server reaches ~600",
-        lo_open=True,
-    ),
-    # ---- time
-    "hours_per_day": Quantity("hours", 0, 24, "a day has 24 hours"),
-    "busy_hours": Quantity(
-        "hours", 0, 24, "a day has 24 hours; a plan needs some use", lo_open=True
-    ),
-    "months": Quantity(
-        "months",
-        0,
-        600,
-        "project length; 600 months (50 years) outlives any "
-        "GPU, and the chart has one point per month",
-        lo_open=True,
-    ),
-    "deadline_days": Quantity("days", 0, 36_500, "a deadline within a century", lo_open=True),
-    "checkpoint_min": Quantity(
-        "minutes", 0, 10_080, "minutes between checkpoints; at most a week", lo_open=True
-    ),
-    "restart_min": Quantity("minutes", 0, 10_080, "minutes lost per restart; at most a week"),
-    "interruptions_per_day": Quantity(
-        "plain", 0, 1_440, "spot interruptions a day; one a minute is the most that means anything"
-    ),
-    # ---- money (in the currency of the command unless a symbol says otherwise)
-    "money": Quantity(
-        "money", 0, 1e10, "a price or budget; 10 billion is beyond any purchase gpuwise plans"
-    ),
-    "budget": Quantity(
-        "money",
-        0,
-        1e10,
-        "a budget must be positive; 10 billion is beyond any purchase gpuwise plans",
-        lo_open=True,
-    ),
-    "price_per_gpu_hour": Quantity(
-        "rate",
-        0,
-        100_000,
-        "rent per GPU-hour; the dearest accelerator rents for well under 1 000 CNY an hour",
-    ),
-    "tariff": Quantity(
-        "money",
-        0,
-        100,
-        "electricity per kWh; retail tariffs are 0.05–2 in "
-        "CNY or USD, 100 only allows what-if runs",
-    ),
-    "fx": Quantity(
-        "plain",
-        1,
-        100,
-        "CNY per US dollar; it has stayed within 6–8.3 since 2005 "
-        "— a band of 1–100 allows what-if runs but catches USD per CNY (0.14)",
-    ),
-    "pue": Quantity(
-        "plain",
-        1,
-        3,
-        "power usage effectiveness; 1.0 is the physical floor, rooms worse than 3 are not run",
-    ),
-    "percent": Quantity("percent", 0, 100, "a share of a price"),
-    "margin": Quantity(
-        "plain", 0, 0.9, "memory kept free, as a fraction; above 0.9 nothing useful fits"
-    ),
-    # ---- catalog numbers (overrides and built-in data)
-    "catalog_tflops": Quantity(
-        "plain",
-        0,
-        100_000,
-        "dense TFLOPS/TOPS per device; the fastest chip is under 20 000 even at FP4",
-        lo_open=True,
-    ),
-    "catalog_bandwidth": Quantity(
-        "plain", 0, 100_000, "memory bandwidth, GB/s; HBM3e devices reach ~8 000"
-    ),
-    "catalog_memory_gb": Quantity("plain", 0, 4_096, "device memory, GB"),
-    "catalog_watts": Quantity("plain", 0, 100_000, "watts per device or host"),
-    "catalog_price": Quantity(
-        "plain",
-        0,
-        1e9,
-        "a catalog price; a billion per card, instance-year or rate is beyond any listed price",
-    ),
-}
-"""Product policy: every accepted range, in one place, with the reason for its bounds."""
-
-_CATALOG_FIELDS: tuple[tuple[str, str], ...] = (
-    (r"(^|\.)tflops\.\w+$", "catalog_tflops"),
-    (r"(^|\.)memory_bandwidth_gbps$", "catalog_bandwidth"),
-    (r"(^|\.)memory_gb$", "catalog_memory_gb"),
-    (r"(^|\.)(tdp_w|watts|\w+_w)$", "catalog_watts"),
-    (r"(^|\.)(amount|price_per_kwh|\w+_per_(gb|hour|gb_month|10k_requests))$", "catalog_price"),
-)
-"""Which catalog field paths are checked against which catalog range (by name). Patterns are
-strings, compiled (and cached) by `re` on first use: importing this module stays cheap."""
-
-
-def catalog_quantity(path: str) -> str | None:
-    """The range a catalog field is checked against (None: only finiteness is checked)."""
-    return next((q for rx, q in _CATALOG_FIELDS if re.search(rx, path)), None)
-
+from gpuwise.quantities import QUANTITIES as QUANTITIES  # re-exported: the policy table
+from gpuwise.quantities import Family as Family
+from gpuwise.quantities import Quantity as Quantity
+from gpuwise.quantities import catalog_quantity as catalog_quantity
+from gpuwise.separators import DecimalMark, read_marks, ungroup_spaces
 
 # ---------------------------------------------------------------- suffixes
 
@@ -275,6 +47,12 @@ _DAYS = {"d": 1.0, "day": 1.0, "days": 1.0, "天": 1.0, "w": 7.0, "week": 7.0, "
 _MINUTES = {"min": 1.0, "mins": 1.0, "minute": 1.0, "minutes": 1.0, "分钟": 1.0,
             "h": 60.0, "hr": 60.0, "hour": 60.0, "hours": 60.0}  # fmt: skip
 _PER_HOUR = ("/h", "/hr", "/hour", "/小时", "perhour", "/gpu-h", "/gpuh", "/gpu-hour")
+_PER_PERIOD = {
+    **{tail: "hour" for tail in (*_PER_HOUR, "/时", "/hours", "/hrs")},
+    **{tail: "month" for tail in ("/month", "/mo", "/mon", "/月", "/个月", "permonth")},
+    **{tail: "year" for tail in ("/year", "/yr", "/y", "/年", "peryear")},
+}
+"""A price's period, written after it (`8 USD/h`, `1100元/月`)."""
 _CURRENCY_WORDS = {
     "¥": "CNY", "元": "CNY", "块": "CNY", "rmb": "CNY", "cny": "CNY", "人民币": "CNY",
     "$": "USD", "us$": "USD", "usd": "USD", "美元": "USD", "€": "EUR", "eur": "EUR", "欧元": "EUR",
@@ -289,6 +67,7 @@ _SUFFIXES: dict[Family, dict[str, float]] = {
     "bandwidth": _BANDWIDTH,
     "money": _MONEY_SCALE,
     "rate": _MONEY_SCALE,
+    "price": _MONEY_SCALE,
     "hours": _HOURS,
     "months": _MONTHS,
     "days": _DAYS,
@@ -298,7 +77,6 @@ _SUFFIXES: dict[Family, dict[str, float]] = {
 """Suffix → factor, per family (matched after lower-casing and removing spaces)."""
 
 _NUMBER = r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)(.*)$"
-_THOUSANDS = r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?(?![\d,])"
 _SPECIAL = r"^[+-]?(nan|inf|infinity)$"
 
 
@@ -308,6 +86,8 @@ class Parsed:
 
     value: float
     currency: str | None = None
+    per: str | None = None
+    """hour, month or year when the text said so (`$8/h`, `1100元/月`)."""
 
 
 class Amount(float):
@@ -374,30 +154,23 @@ def _looks_like(suffix: str) -> str | None:
     return None
 
 
-def parse(text: str | float | int, quantity: str, flag: str) -> Parsed:
-    """Read `text` as a number of `quantity` (no range check; see :func:`read`)."""
+def parse(text: str | float | int, quantity: str, flag: str, decimal: DecimalMark = ".") -> Parsed:
+    """Read `text` as a number of `quantity` (no range check; see :func:`read`). `decimal` is
+    the decimal mark of where the text came from (gpuwise.separators): "." for flags."""
     q = QUANTITIES[quantity]
     if isinstance(text, bool):
         raise _fail("units.not_a_number", flag, str(text), q, hint=_hint(q, None))
     if isinstance(text, int | float):
         return Parsed(float(text))
     raw = str(text)
-    s = unicodedata.normalize("NFKC", raw).strip().lower().replace(" ", "").replace("_", "")
+    grouped = ungroup_spaces(unicodedata.normalize("NFKC", raw).strip().lower().replace("_", ""))
+    if grouped is None:
+        raise _fail("units.not_a_number", flag, raw, q, hint=_hint(q, None))
+    s, spaced = grouped[0].replace(" ", ""), grouped[1]
     if re.match(_SPECIAL, s):
         raise _fail("units.not_finite", flag, raw, q)
-    currency: str | None = None
-    if q.family in ("money", "rate"):
-        s, currency = _strip_currency(s)
-        if currency == "?":
-            raise _fail("units.two_currencies", flag, raw, q)
-    elif s[:1] in ("¥", "$", "€") or s.endswith(("元", "rmb", "cny", "usd", "eur")):
-        raise _fail("units.bad_unit", flag, raw, q, hint=_hint(q, "money"))
-    if q.family == "rate":
-        s = _strip_per_hour(s, raw, flag, q)
-    if re.match(_THOUSANDS, s):
-        s = s.replace(",", "")
-    elif re.match(r"^[+-]?\d+,\d+", s):
-        raise _fail("units.not_a_number", flag, raw, q, hint=_hint(q, "decimal_comma"))
+    s, currency, per = _strip_money(s, raw, flag, q)
+    s = _marks(s, decimal, spaced, raw, flag, q)
     m = re.match(_NUMBER, s)
     if not m:
         raise _fail("units.not_a_number", flag, raw, q, hint=_hint(q, None))
@@ -408,16 +181,49 @@ def parse(text: str | float | int, quantity: str, flag: str) -> Parsed:
     value = float(number) * factor
     if not math.isfinite(value):
         raise _fail("units.not_finite", flag, raw, q)
-    return Parsed(value, currency)
+    return Parsed(value, currency, per)
 
 
-def _strip_per_hour(s: str, raw: str, flag: str, q: Quantity) -> str:
-    for tail in _PER_HOUR:
+def _strip_money(s: str, raw: str, flag: str, q: Quantity) -> tuple[str, str | None, str | None]:
+    """The period (`/h`, `/月`) and then the currency marks of a money-like number; elsewhere a
+    currency mark is an error with a hint."""
+    per: str | None = None
+    if q.family == "rate":
+        s, per = _strip_per(s, raw, flag, q, _PER_HOUR)
+    elif q.family == "price":
+        s, per = _strip_per(s, raw, flag, q, tuple(_PER_PERIOD))
+    currency: str | None = None
+    if q.family in ("money", "rate", "price"):
+        s, currency = _strip_currency(s)
+        if currency == "?":
+            raise _fail("units.two_currencies", flag, raw, q)
+    elif s[:1] in ("¥", "$", "€") or s.endswith(("元", "rmb", "cny", "usd", "eur")):
+        raise _fail("units.bad_unit", flag, raw, q, hint=_hint(q, "money"))
+    return s, currency, per
+
+
+def _marks(s: str, decimal: DecimalMark, spaced: bool, raw: str, flag: str, q: Quantity) -> str:
+    """Decimal mark and grouping (gpuwise.separators); an ambiguous number lists its readings."""
+    reading = read_marks(s, decimal, spaced)
+    if reading.text is not None:
+        return reading.text
+    if reading.problem == "decimal_comma":
+        raise _fail("units.not_a_number", flag, raw, q, hint=_hint(q, "decimal_comma"))
+    if reading.problem == "ambiguous":
+        shown = " / ".join(f"{r:g}" for r in reading.readings)
+        raise _fail("units.ambiguous_marks", flag, raw, q, readings=shown)
+    raise _fail("units.not_a_number", flag, raw, q, hint=_hint(q, None))
+
+
+def _strip_per(
+    s: str, raw: str, flag: str, q: Quantity, tails: tuple[str, ...]
+) -> tuple[str, str | None]:
+    for tail in sorted(tails, key=len, reverse=True):
         if s.endswith(tail):
-            return s[: -len(tail)]
+            return s[: -len(tail)], _PER_PERIOD.get(tail, "hour")
     if "/" in s:
         raise _fail("units.bad_unit", flag, raw, q, hint=_hint(q, "per_hour"))
-    return s
+    return s, None
 
 
 def _hint(q: Quantity, looks: str | None) -> str:
@@ -448,13 +254,13 @@ def check(value: float, quantity: str, flag: str, text: str | None = None) -> fl
     return value
 
 
-def read(text: str | float | int, quantity: str, flag: str) -> Parsed:
+def read(text: str | float | int, quantity: str, flag: str, decimal: DecimalMark = ".") -> Parsed:
     """Parse and range-check one number; every problem is one UserError line (exit 2)."""
-    parsed = parse(text, quantity, flag)
+    parsed = parse(text, quantity, flag, decimal)
     shown = text if isinstance(text, str) else None
     check(parsed.value, quantity, flag, shown)
     if QUANTITIES[quantity].integer:
-        return Parsed(float(round(parsed.value)), parsed.currency)
+        return Parsed(float(round(parsed.value)), parsed.currency, parsed.per)
     return parsed
 
 

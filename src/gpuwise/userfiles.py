@@ -8,8 +8,9 @@ aliases used as a "billion laughs" or pointing at themselves. Every problem is o
 naming the file (and the line where there is one), never a RecursionError.
 
 Writing: :func:`write_output` refuses to replace an existing file without `--force` (then keeps
-a `.bak`), says so for a folder or an unwritable place, and writes atomically (a temporary file in
-the same folder, then `os.replace`), so an interrupted run never leaves half a report.
+backups, see :func:`keep_backup`), says so for a folder or an unwritable place, and writes
+atomically (a temporary file in the same folder, then `os.replace`), so an interrupted run never
+leaves half a report.
 """
 
 from __future__ import annotations
@@ -27,10 +28,16 @@ from gpuwise.errors import UserError
 
 MAX_BYTES = 1_000_000
 """1 MB: a scenario is under 1 kB and the largest catalog file ~25 kB; more is not a config."""
+DATA_MAX_BYTES = 16_000_000
+"""16 MB for data rather than configuration: a price list to import (a 20 000-row console
+export is 1.3 MB) and the catalog files gpuwise writes from such lists and price feeds (the
+file of a 20 000-row import is about 6 MB)."""
 MAX_DEPTH = 32
 """Nesting levels; the deepest real scenario or catalog file has 4."""
 MAX_NODES = 200_000
-"""Values after YAML aliases are expanded; a real file has a few hundred."""
+"""Values after YAML aliases are expanded; a real file has a few hundred. Only YAML can expand
+beyond its size: TOML and JSON values are bounded by the file's bytes, so a large price list or
+a generated catalog file is not counted against it."""
 MAX_ALIASES = 200
 """YAML aliases (`*name`) in one file; anchors are rare in these files and 200 is plenty."""
 
@@ -66,14 +73,15 @@ def decode(data: bytes, path: Path, error: ErrorType = UserError) -> tuple[str, 
     raise error("files.bad_encoding", file=str(path), problem="not UTF-8, UTF-16 or GB18030")
 
 
-def read_text(path: Path, error: ErrorType = UserError) -> str:
-    """A user's text file, size-checked and decoded; --debug says which encoding was used."""
+def read_text(path: Path, error: ErrorType = UserError, limit: int = MAX_BYTES) -> str:
+    """A user's text file, size-checked (`limit` bytes) and decoded; --debug says which
+    encoding was used."""
     try:
         if path.is_dir():
             raise error("files.is_dir", file=str(path))
         size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise error("files.too_big", file=str(path), size=size, limit=MAX_BYTES)
+        if size > limit:
+            raise error("files.too_big", file=str(path), size=size, limit=limit)
         data = path.read_bytes()
     except OSError as exc:
         raise error("files.unreadable", file=str(path), problem=exc.strerror or str(exc)) from exc
@@ -103,7 +111,7 @@ def parse(text: str, path: Path, fmt: str, error: ErrorType = UserError) -> Any:
         raise error(
             "files.bad_syntax", file=str(path), format=fmt.upper(), problem=_problem(exc)
         ) from exc
-    check_shape(data, path, error)
+    check_shape(data, path, error, MAX_NODES if fmt == "yaml" else None)
     return data
 
 
@@ -123,15 +131,18 @@ def read_structured(path: Path, error: ErrorType = UserError) -> Any:
     return parse(read_text(path, error), path, fmt, error)
 
 
-def check_shape(data: Any, path: Path, error: ErrorType = UserError) -> None:
-    """No cycles (a YAML alias inside itself), no deeper than MAX_DEPTH, not absurdly large."""
+def check_shape(
+    data: Any, path: Path, error: ErrorType = UserError, max_nodes: int | None = MAX_NODES
+) -> None:
+    """No cycles (a YAML alias inside itself), no deeper than MAX_DEPTH, not absurdly large
+    (more than `max_nodes` values; None: not counted)."""
     seen = 0
     stack: list[tuple[Any, int, frozenset[int]]] = [(data, 0, frozenset())]
     while stack:
         value, depth, ancestors = stack.pop()
         seen += 1
-        if seen > MAX_NODES:
-            raise error("files.too_large", file=str(path), limit=MAX_NODES)
+        if max_nodes is not None and seen > max_nodes:
+            raise error("files.too_large", file=str(path), limit=max_nodes)
         if depth > MAX_DEPTH:
             raise error("files.too_deep", file=str(path), limit=MAX_DEPTH)
         if isinstance(value, dict | list):
@@ -220,14 +231,14 @@ def check_output(path: Path, force: bool, flag: str) -> None:
 def write_output(path: Path, write: Callable[[Path], object], force: bool, flag: str) -> None:
     """Write through `write(tmp)` into a temporary file beside `path`, then rename it over.
 
-    An existing file (only with --force) is first copied to `<name>.bak`.
+    An existing file (only with --force) is first kept as a backup (:func:`keep_backup`).
     """
     check_output(path, force, flag)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
         if path.exists():
-            shutil.copy2(path, path.with_name(path.name + ".bak"))
+            keep_backup(path)
         os.replace(tmp, path)
     except OSError as exc:
         raise UserError(
@@ -235,6 +246,17 @@ def write_output(path: Path, write: Callable[[Path], object], force: bool, flag:
         ) from exc
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def keep_backup(path: Path) -> Path:
+    """Copy `path` before it is replaced: the first time to `<name>.bak`, which is never
+    overwritten afterwards (it holds the file as it was before gpuwise first replaced it — often
+    the user's own); every later time to `<name>.bak.1`, the version just replaced. Two forced
+    runs in a row used to overwrite `.bak` and lose the original (review 3, loss-md-bak2)."""
+    first = path.with_name(path.name + ".bak")
+    target = first if not first.exists() else path.with_name(path.name + ".bak.1")
+    shutil.copy2(path, target)
+    return target
 
 
 def write_text_output(path: Path, text: str, force: bool, flag: str) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
+
 from gpuwise.advise.evaluate import Option, incomplete_capex
-from gpuwise.advise.plan import Plan
+from gpuwise.advise.fixes import apply_patch
+from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.precision import format_support, weight_format_key
@@ -70,3 +74,43 @@ def check_plan(cat: Catalog, plan: Plan) -> None:
     assert floors == sorted(floors), "an option with an unpriced card ranks above a priced one"
     if plan.options and plan.answers["buy_or_rent"] == "either":
         assert not incomplete_capex(plan.options[0])
+    check_more_devices_faster(plan)
+
+
+def _seller_format(o: Option) -> tuple[object, ...]:
+    c = o.candidate
+    seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
+    return (c.kind, c.gpu.id, c.already_owned, *seller, c.billing, o.sized.quant)
+
+
+def check_more_devices_faster(plan: Plan) -> None:
+    """More devices of one card, seller and format are never slower than fewer (those that
+    would be are dropped with the reason the plan states)."""
+    groups: dict[tuple[object, ...], list[Option]] = {}
+    for o in (*plan.options, *plan.infeasible):
+        if o.sized.speed_known:
+            groups.setdefault(_seller_format(o), []).append(o)
+    for group in groups.values():
+        ordered = sorted(group, key=lambda o: o.candidate.count)
+        for fewer, more in itertools.pairwise(ordered):
+            if more.candidate.count == fewer.candidate.count:
+                continue
+            if more.time_hours and fewer.time_hours:
+                assert more.time_hours < fewer.time_hours, (more.candidate.label, fewer.time_hours)
+            elif not more.time_hours and not fewer.time_hours:
+                assert more.sized.tokens_per_s > fewer.sized.tokens_per_s, more.candidate.label
+
+
+def check_fixes(cat: Catalog, plan: Plan, today: dt.date) -> None:
+    """Every suggested change, applied to the scenario, gives a plan whose first option and
+    total are the ones the suggestion quotes; a budget fix never quotes less than the budget."""
+    for key, params in plan.suggestions:
+        if "patch" not in params:
+            continue
+        again = make_plan(cat, apply_patch(plan.scenario, params["patch"]), today, fixes=False)
+        assert again.options, (key, params["patch"])
+        assert round(again.options[0].cost.total, 2) == params["total_value"], key
+        if key == "plan.fix_budget" and plan.scenario.budget:
+            b = plan.scenario.budget
+            if b.currency == plan.currency:
+                assert params["patch"]["budget"]["amount"] > b.amount

@@ -34,7 +34,8 @@ def test_serving_gpt_oss_120b_runs_mxfp4_and_fits_one_80gb_card() -> None:
         assert verdict.runs, (o.candidate.gpu.id, o.sized.engine)
     single = {o.candidate.gpu.id for o in p.options if o.candidate.count == 1}
     assert single & {"h100-sxm", "h800", "a100-80gb", "a800", "h20", "h200", "mi300x"}
-    assert all(o.candidate.gpu.memory_gb >= 80 for o in p.options if o.candidate.count == 1)
+    # the MXFP4 checkpoint is about 61 GB: one card needs at least the 72 GB of an RTX PRO 5000
+    assert all(o.candidate.gpu.memory_gb >= 72 for o in p.options if o.candidate.count == 1)
     # Volta has no MXFP4 path in vLLM: refused, not dequantized to fp16 and sized
     assert p.refused.get("v100-32gb") == ["mxfp4"]
 

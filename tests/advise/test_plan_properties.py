@@ -8,11 +8,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpuwise.advise.evaluate import incomplete_capex
+from gpuwise.advise.fixes import apply_patch
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import UserError
-from tests.advise.invariants import check_plan
+from tests.advise.invariants import check_fixes, check_plan
 
 TODAY = dt.date(2026, 12, 2)
 MODELS = (
@@ -72,6 +74,8 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
         s["data_may_leave"] = False
     if draw(st.booleans()):
         s["owns"] = [{"gpu": draw(st.sampled_from(OWNED)), "count": draw(st.integers(1, 2))}]
+    if draw(st.integers(0, 4)) == 0:
+        s["max_gpus"] = draw(st.sampled_from((2, 16, 32)))
     return s
 
 
@@ -85,3 +89,48 @@ def test_random_scenarios_keep_the_invariants(data: dict[str, Any]) -> None:
         return  # a combination the scenario schema refuses with one clear line
     plan = make_plan(cat, scenario, TODAY)
     check_plan(cat, plan)
+    check_fixes(cat, plan, TODAY)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_more_budget_never_makes_a_feasible_plan_infeasible(data: dict[str, Any]) -> None:
+    cat = load_catalog()
+    try:
+        scenario = parse_scenario(data, "fuzz")
+    except UserError:
+        return
+    if scenario.budget is None:
+        return
+    plan = make_plan(cat, scenario, TODAY, fixes=False)
+    twice = {**scenario.budget.model_dump(), "amount": scenario.budget.amount * 2}
+    doubled = apply_patch(scenario, {"budget": twice})
+    richer = make_plan(cat, doubled, TODAY, fixes=False)
+    if plan.options:
+        assert richer.options
+        assert richer.options[0].cost.total <= plan.options[0].cost.total + 1e-6
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_more_devices_allowed_never_makes_the_best_option_slower_for_the_same_cost(
+    data: dict[str, Any],
+) -> None:
+    """Allowing more devices adds options: the best one may then be cheaper, or as cheap and
+    faster, never dearer or as dear and slower (ranking is by cost, then time)."""
+    cat = load_catalog()
+    try:
+        scenario = parse_scenario({**data, "max_gpus": 8}, "fuzz")
+    except UserError:
+        return
+    plan = make_plan(cat, scenario, TODAY, fixes=False)
+    wider = make_plan(cat, apply_patch(scenario, {"max_gpus": 32}), TODAY, fixes=False)
+    if not plan.options or incomplete_capex(plan.options[0]):
+        return
+    assert wider.options
+    best, now = plan.options[0], wider.options[0]
+    if incomplete_capex(now):
+        return
+    assert now.cost.total <= best.cost.total + 1e-6
+    if abs(now.cost.total - best.cost.total) < 1e-6 and best.time_hours and now.time_hours:
+        assert now.time_hours <= best.time_hours + 1e-6

@@ -14,7 +14,7 @@ from gpuwise.advise.plan import Plan, make_plan, workload_model
 from gpuwise.advise.regions import in_region
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
-from tests.advise.invariants import check_plan
+from tests.advise.invariants import check_fixes, check_plan
 
 TODAY = dt.date(2026, 12, 2)
 SCENARIOS = yaml.safe_load((Path(__file__).parent / "scenarios.yaml").read_text("utf-8"))
@@ -46,6 +46,7 @@ def test_scenario(case: dict[str, Any]) -> None:
     cat = load_catalog()
     plan = plan_of(case)
     check_plan(cat, plan)
+    check_fixes(cat, plan, TODAY)
     for key, want in case.get("expect", {}).items():
         EXPECT[key](plan, want)
 
@@ -123,6 +124,13 @@ EXPECT: dict[str, Any] = {
     "rent_region": _rent_region,
     "not_bought_new": lambda p, w: _check(
         _best(p).candidate.kind == "rent" or _best(p).candidate.already_owned, "bought new"
+    ),
+    "min_machines": lambda p, w: _check(_best(p).candidate.nodes >= w, _best(p).candidate.label),
+    "network_stated": lambda p, w: _check(
+        (not _best(p).sized.network_assumed) == w, _best(p).candidate.label
+    ),
+    "suggestion_ids": lambda p, w: _check(
+        set(w) <= {k for k, _ in p.suggestions}, [k for k, _ in p.suggestions]
     ),
     "considered_vendor": lambda p, w: _check(
         any(o.candidate.gpu.vendor == w for o in (*p.options, *p.infeasible)), w

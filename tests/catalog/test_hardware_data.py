@@ -93,6 +93,147 @@ def test_cloud_only_chips_are_rent_only(cat: Catalog) -> None:
     assert not any(g.rent_only and g.prices for g in cat.gpus)
 
 
+MODULES = ("sxm", "oam", "module")
+"""Form factors sold only on baseboards or in racks: priced through purchasable systems."""
+
+NEW_MODULES = ("b300", "gb300", "h20-141gb", "mi355x", "ascend-910c", "biren-br100")
+"""Modules added with issue 29: no per-card price (a system catalog prices them)."""
+
+
+def test_catalog_holds_at_least_100_cards(cat: Catalog) -> None:
+    """Issue 29: the cards a buyer asks about at the end of 2026 (RTX 50, RTX PRO Blackwell,
+    used Pascal/Turing, B300, MI355X, Strix Halo, DGX Spark, M3 Ultra, domestic parts)."""
+    assert len(cat.gpus) >= 100
+    for gpu_id in (
+        "rtx-5050",
+        "rtx-5060",
+        "rtx-5060-ti-8gb",
+        "rtx-5060-ti-16gb",
+        "rtx-5070",
+        "rtx-pro-4000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
+        "tesla-p40",
+        "rtx-2080-ti-22gb",
+        "arc-pro-b60",
+        "radeon-ai-pro-r9700",
+        "dgx-spark",
+        "ryzen-ai-max-395",
+        "apple-m3-ultra",
+        "ascend-910c",
+        "mtt-s4000",
+        *NEW_MODULES,
+    ):
+        assert cat.gpu_by_id(gpu_id), gpu_id
+
+
+def test_every_buyable_card_has_a_price_or_says_why(cat: Catalog) -> None:
+    """A card a user can buy is priced (new or used, dated, sourced), or its entry says why not
+    (sold by quote only, no dated public price found) so the planner's 'unpriced' is explained.
+    The list of unexplained-by-price cards may only shrink."""
+    why_not = []
+    for g in cat.gpus:
+        if g.rent_only or g.form_factor in MODULES:
+            continue
+        if g.prices:
+            assert not g.unpriced_reason, g.id  # stale reason left behind
+            continue
+        assert g.unpriced_reason, f"{g.id}: buyable, no price and no unpriced_reason"
+        assert "unpriced_reason" in g.field_sources, g.id
+        why_not.append(g.id)
+    assert len(why_not) <= 24, why_not
+
+
+def test_modules_added_for_2026_are_priced_through_systems(cat: Catalog) -> None:
+    for gpu_id in NEW_MODULES:
+        g = _gpu(cat, gpu_id)
+        assert g.form_factor in MODULES and not g.prices, gpu_id
+
+
+def test_cards_no_longer_sold_new_are_priced_at_their_second_hand_market(cat: Catalog) -> None:
+    """A P40 or a 22 GB RTX 2080 Ti is bought second-hand: its newest street price is that
+    market (said in the note), not its 2016 launch price; a modified card has no new price."""
+    for gpu_id in ("tesla-p40", "tesla-p100-16gb", "rtx-2080-ti-22gb", "rtx-3090"):
+        street = [p for p in _gpu(cat, gpu_id).prices if p.kind == "street"]
+        assert street and all("second-hand" in p.note for p in street), gpu_id
+    for g in cat.gpus:
+        if g.modified:
+            assert g.prices and all(
+                p.kind != "launch" and "second-hand" in p.note for p in g.prices
+            ), g.id
+    cny = [p for p in _gpu(cat, "rtx-2080-ti-22gb").prices if p.currency == "CNY"]
+    assert cny  # the 22 GB card is a Chinese second-hand market item
+
+
+def test_every_priced_card_has_a_price_the_cost_model_buys_at(cat: Catalog) -> None:
+    """cost/resolve buys at the newest street, else launch price; a card priced only `used`
+    would be 'priced' for the planner yet unpriceable for the cost model."""
+    for g in cat.gpus:
+        if g.prices:
+            assert {p.kind for p in g.prices} & {"launch", "street"}, g.id
+
+
+def test_used_prices_stand_beside_new_ones(cat: Catalog) -> None:
+    """RTX 50 cards: new on Amazon and the best resale deal of the same month, both dated."""
+    for gpu_id in ("rtx-5050", "rtx-5060", "rtx-5060-ti-16gb", "rtx-5070", "rtx-5090"):
+        prices = _gpu(cat, gpu_id).prices
+        used = [p for p in prices if p.kind == "used"]
+        new = [p for p in prices if p.kind == "street" and p.date == used[0].date]
+        assert used and new and used[0].amount != new[0].amount, gpu_id
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "field", "expected"),
+    [
+        # NVIDIA RTX Blackwell whitepaper (RTX 5070), dense FP32-accumulate rates
+        ("rtx-5070", "bf16", 61.7),
+        ("rtx-5070", "int8", 246.9),
+        # RTX PRO Blackwell whitepaper: Max-Q 438.9 BF16, Server Edition = Workstation 503.8
+        ("rtx-pro-6000-blackwell-max-q", "bf16", 438.9),
+        ("rtx-pro-6000-blackwell-server", "fp8", 1007.6),
+        # AMD product page / datasheets: MI355X 2.5 PF dense BF16, R9700 383 INT8 dense
+        ("mi355x", "bf16", 2500.0),
+        ("radeon-ai-pro-r9700", "int8", 383.0),
+        # Intel Arc Pro B60 datasheet: 197 INT8 TOPS dense
+        ("arc-pro-b60", "int8", 197.0),
+        # Blackwell Ultra B300: 4.5 PF dense FP8
+        ("b300", "fp8", 4500.0),
+        # Moore Threads MTT S4000 launch figures
+        ("mtt-s4000", "bf16", 100.0),
+    ],
+)
+def test_new_cards_match_their_datasheets(cat: Catalog, gpu_id: str, field: str, expected: float):
+    assert getattr(_gpu(cat, gpu_id).tflops, field) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "memory_gb", "bandwidth_gbps"),
+    [
+        ("rtx-5060-ti-16gb", 16, 448),  # 128-bit GDDR7 at 28 Gbps
+        ("dgx-spark", 128, 273),  # NVIDIA: 128 GB LPDDR5x, 273 GB/s
+        ("ryzen-ai-max-395", 128, 256),  # AMD/Framework: 256-bit LPDDR5x, 256 GB/s
+        ("mi355x", 288, 8000),
+        ("b300", 288, 8000),
+        ("apple-m3-ultra", 512, 819),
+        ("rtx-2080-ti-22gb", 22, 616),  # modified memory, the 2080 Ti's bus unchanged
+    ],
+)
+def test_new_cards_memory_matches_the_vendor(
+    cat: Catalog, gpu_id: str, memory_gb: float, bandwidth_gbps: float
+) -> None:
+    g = _gpu(cat, gpu_id)
+    assert (g.memory_gb, g.memory_bandwidth_gbps) == (memory_gb, bandwidth_gbps)
+
+
+def test_vendor_list_of_the_listing_path_matches_the_schema() -> None:
+    """`gpus --vendor` reads a spelled-out tuple (no pydantic on that path); keep it equal."""
+    from typing import get_args
+
+    from gpuwise.catalog.query import VENDORS
+    from gpuwise.catalog.schema import Vendor
+
+    assert get_args(Vendor) == VENDORS
+
+
 def test_export_restricted_cards_carry_the_rule(cat: Catalog) -> None:
     for gpu_id in RESTRICTED_IN_CN:
         g = _gpu(cat, gpu_id)
@@ -179,5 +320,15 @@ def test_apple_entries_are_whole_systems(cat: Catalog) -> None:
         assert frac == pytest.approx(2 / 3 if g.memory_gb <= 32 else 0.75, abs=1e-3), g.id
     priced = [g for g in apple if g.prices]
     assert priced  # at least the Mac mini M4 32 GB
-    assert all(p.note and "whole computer" in p.note.lower() for g in priced for p in g.prices)
-    assert not any(g.whole_system for g in cat.gpus if g.vendor != "apple")
+
+
+def test_whole_systems_are_unified_memory_computers_priced_as_machines(cat: Catalog) -> None:
+    """Besides the Macs, the DGX Spark and the Ryzen AI Max+ 395 mini PCs are whole computers:
+    their prices are the machine's, and no discrete card is marked as one."""
+    systems = [g for g in cat.gpus if g.whole_system]
+    others = {g.id for g in systems if g.vendor != "apple"}
+    assert others == {"dgx-spark", "ryzen-ai-max-395"}
+    for g in systems:
+        assert g.unified_memory and g.form_factor == "soc" and g.max_per_host == 1, g.id
+        for p in g.prices:
+            assert "whole computer" in p.note.lower(), (g.id, p.note)

@@ -30,6 +30,7 @@ ENGINES_BY_FAMILY: dict[str, tuple[str, ...]] = {
     "neuron": ("transformers", "vllm"),
     "gaudi": ("transformers", "vllm"),
     "xe": ("transformers", "llama.cpp", "vllm"),
+    "other": (),
 }
 """The engines the planner can choose on each software stack (the rows claim full coverage)."""
 
@@ -53,6 +54,8 @@ def family(gpu: Gpu) -> str:
         return "gaudi"
     if s.oneapi:
         return "xe"
+    if gpu.vendor in ("cambricon", "hygon", "moorethreads", "biren", "iluvatar", "metax"):
+        return "other"  # stacks the catalog does not model: every engine verdict is "unknown"
     raise AssertionError(f"{gpu.id}: no stack family; add one here and rows in precision.toml")
 
 
@@ -409,8 +412,6 @@ def test_kv_dtype_keys(cat: Catalog) -> None:
 def test_a_bad_override_row_names_the_file_and_field(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gpuwise.errors import CatalogError
-
     folder = tmp_path / "config" / "catalog"
     folder.mkdir(parents=True)
     (folder / "bad.toml").write_text(
@@ -420,6 +421,6 @@ def test_a_bad_override_row_names_the_file_and_field(
         encoding="utf-8",
     )
     monkeypatch.setenv("GPUWISE_CONFIG_DIR", str(tmp_path / "config"))
-    with pytest.raises(CatalogError) as err:
-        load_catalog(use_cache=False)
-    assert "bad.toml" in str(err.value) and "precision_support" in str(err.value)
+    cat = load_catalog(use_cache=False)  # the bad file is left out and named, not fatal
+    [problem] = [dict(p)["problem"] for k, p in cat.findings if k == "catalog.override_left_out"]
+    assert "bad.toml" in problem and "precision_support" in problem

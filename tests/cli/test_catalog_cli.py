@@ -42,7 +42,7 @@ def test_gpus_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
     res = cli("gpus", "--json")
     assert res.code == 0, res.err
     data = res.json()
-    assert len(data) >= 55
+    assert len(data) >= 100
     for g in data:
         for key in (
             "id",
@@ -171,3 +171,12 @@ def test_the_command_on_the_line_is_the_only_one_registered() -> None:
     assert names(build_app(only="runs")) == {"runs"}
     assert names(build_app(only="estmate")) == set(COMMANDS)
     assert names(build_app()) == set(COMMANDS)
+
+
+def test_gpus_show_says_date_unknown_for_an_undated_price(cli) -> None:  # type: ignore[no-untyped-def]
+    """An undated card price was printed as '(None)'; it reads 'date unknown' like cost does."""
+    res = cli("gpus", "show", "2080Ti 22G", "--lang", "en")
+    assert res.code == 0, res.err
+    assert "1,700 CNY (date unknown)" in res.out
+    assert "(None)" not in res.out
+    assert "modified card" in res.out

@@ -115,7 +115,7 @@ def test_rent_resolution_and_errors(cat: Catalog, cny: Context) -> None:
     assert r.spec.billing == "on-demand" and r.spec.currency == "CNY"
     assert r.spec.price == pytest.approx(1.006 * cny.fx.rate("CNY"))
     for bad, key in (
-        ("nocloud:x", "cost.unknown_provider"),
+        ("nocloud:x", "providers.unknown"),
         ("aws:g9.huge", "cost.unknown_instance"),
         ("aws:g5.xlarge:monthly", "cost.no_billing"),
         ("aws", "cost.bad_vs"),

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import tomllib
 
+from gpuwise.userfiles import DATA_MAX_BYTES
+
 CORPUS = tomllib.loads((Path(__file__).parent / "corpus.toml").read_text(encoding="utf-8"))
 
 OVERRIDE_SOURCES = """[sources.my-bench]
@@ -39,7 +41,7 @@ MAKERS: dict[str, Any] = {
     ),
     "many_aliases": lambda _: _WORKLOAD + "a: &a 1\nb: [" + ", ".join(["*a"] * 250) + "]\n",
     "big_yaml": lambda _: _WORKLOAD + "# padding\n" * 110_000,
-    "big_toml": lambda _: "# padding\n" * 110_000,
+    "big_toml": lambda _: "# padding\n" * (DATA_MAX_BYTES // 10 + 1),
     "override": lambda text: OVERRIDE_SOURCES + text,
 }
 """Files too big or too repetitive to write out in the corpus."""

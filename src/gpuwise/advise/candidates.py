@@ -39,13 +39,22 @@ class Candidate:
     already_owned: bool = False
     unpriced_card: bool = False
     cards: int = 0
+    nodes: int = 1
+    """Machines of `cards` cards (own) or of the offer (rent) joined for one job: `count` is
+    the devices of all of them."""
+
+    @property
+    def node_devices(self) -> int:
+        """Devices in one machine."""
+        return self.count // self.nodes
 
     @property
     def label(self) -> str:
         """Human-readable id: 'own:rtx-4090×2' or 'aliyun:ecs.gn7i:spot'."""
+        machines = f"×{self.nodes}nodes" if self.nodes > 1 else ""
         if self.offer and self.provider:
-            return f"{self.provider.id}:{self.offer.instance}:{self.billing}"
-        return f"own:{self.gpu.id}×{self.cards or self.count}"
+            return f"{self.provider.id}:{self.offer.instance}:{self.billing}{machines}"
+        return f"own:{self.gpu.id}×{self.cards or self.count}{machines}"
 
 
 @dataclass
@@ -78,7 +87,7 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     return True
 
 
-def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet) -> None:
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
     for gpu in cat.gpus:
         if not _buyable(s, gpu, buyer, out):
             continue
@@ -90,6 +99,19 @@ def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet) -> Non
             out.items.append(
                 Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards)
             )
+        if not gpu.whole_system and most == gpu.max_per_host:
+            full = most * gpu.devices_per_card
+            for nodes in machine_counts(full, s, min_node):
+                out.items.append(
+                    Candidate(
+                        "own",
+                        gpu,
+                        full * nodes,
+                        unpriced_card=not gpu.prices,
+                        cards=most,
+                        nodes=nodes,
+                    )
+                )
     for owned in s.owns:
         gpu = cat.gpu(owned.gpu)
         devices = owned.count * gpu.devices_per_card
@@ -116,13 +138,34 @@ def _offer_ok(
     return offer_devices(offer, gpu) <= s.max_gpus
 
 
+def machine_counts(node_devices: int, s: Scenario, min_node_devices: int) -> list[int]:
+    """2, 4, 8 … machines of `node_devices` while the job stays within the scenario's
+    `max_gpus`: scale-out beyond one machine, only for machines big enough to be cluster nodes
+    (catalog plan_assumption `scale_out_min_node_gpus`) and never for local chat. A service is
+    scaled out (one replica per machine) only to meet a throughput target: replicas add speed,
+    not room for a model that one machine cannot hold."""
+    w = s.workload
+    if node_devices < min_node_devices or w.kind == "local":
+        return []
+    if w.kind == "serve" and not w.target_tokens_per_s:
+        return []
+    max_gpus = s.max_gpus
+    out, nodes = [], 2
+    while node_devices * nodes <= max_gpus:
+        out.append(nodes)
+        nodes *= 2
+    return out
+
+
 def offer_devices(offer: Offer, gpu: Gpu) -> int:
     """Devices an offer gives when rented as sold (whole nodes where it is sold per node)."""
     gpus = offer.node_gpus or offer.gpu_count
     return max(1, int(gpus)) * gpu.devices_per_card
 
 
-def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -> None:
+def _rent(
+    cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet, min_node: int
+) -> None:
     spot_ok = s.spot_allowed()
     gpus = {g.id: g for g in cat.gpus}
     eligible = []
@@ -142,6 +185,19 @@ def _rent(cat: Catalog, s: Scenario, region: Region | None, out: CandidateSet) -
             out.items.append(
                 Candidate("rent", gpu, count, offer, provider, price.billing, cards=count)
             )
+            for nodes in machine_counts(count, s, min_node):
+                out.items.append(
+                    Candidate(
+                        "rent",
+                        gpu,
+                        count * nodes,
+                        offer,
+                        provider,
+                        price.billing,
+                        cards=count,
+                        nodes=nodes,
+                    )
+                )
 
 
 Eligible = tuple[Offer, Provider, Gpu]
@@ -157,7 +213,7 @@ def _cheapest_per_configuration(offers: list[Eligible], out: CandidateSet) -> li
     for i, (offer, _, _) in enumerate(offers):
         config = (offer.provider, offer.gpu, offer.gpu_count, offer.node_gpus, offer.vcpu)
         for p in offer.prices:
-            key = (*config, offer.ram_gb, p.billing)
+            key = (*config, offer.ram_gb, p.billing, p.currency)  # amounts compare per currency
             if key not in best or p.per_hour < best[key][0]:
                 best[key] = (p.per_hour, i)
     winners = {i for _, i in best.values()}
@@ -170,6 +226,8 @@ def _cheapest_per_configuration(offers: list[Eligible], out: CandidateSet) -> li
 def candidates(cat: Catalog, s: Scenario, region: Region | None, buyer: str | None) -> CandidateSet:
     """All own and rent options the scenario allows."""
     out = CandidateSet()
-    _own(cat, s, buyer, out)
-    _rent(cat, s, region, out)
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
+    min_node = int(values["scale_out_min_node_gpus"])
+    _own(cat, s, buyer, out, min_node)
+    _rent(cat, s, region, out, min_node)
     return out

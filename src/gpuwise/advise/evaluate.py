@@ -9,7 +9,7 @@ passes. Only options that pass are ranked; the unchecked are listed apart, never
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
@@ -95,12 +95,32 @@ def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
     )
 
 
+def machines(cost: CostOption, nodes: int, own: bool) -> CostOption:
+    """The cost of `nodes` identical machines; owned machines joined into one job also need a
+    switch and cables, which the catalog does not price (shown unpriced, never free)."""
+    if nodes == 1:
+        return cost
+    items = {k: v * nodes for k, v in cost.items.items()}
+    unpriced = (*cost.unpriced, "network") if own else cost.unpriced
+    return replace(cost, items=items, unpriced=unpriced)
+
+
 def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -> Option | None:
     """Cost the candidate over the project; None when the catalog cannot build or price it."""
+    option = _price_machine(cat, ctx, s, c, sized)
+    if option is not None and c.nodes > 1:
+        option.cost = machines(option.cost, c.nodes, c.kind == "own")
+    return option
+
+
+def _price_machine(
+    cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized
+) -> Option | None:
+    """Cost one machine of the candidate over the project."""
     busy, run_hours = usage_hours(s, sized)
     try:
         if c.kind == "own":
-            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.count, own_options(s, c))
+            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, own_options(s, c))
             cost = own_cost(own.spec, busy, s.months)
             if c.unpriced_card and not c.already_owned:  # unpriced, never free
                 cost = CostOption(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option
-from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
 from gpuwise.i18n import get_lang, t
@@ -25,12 +24,13 @@ def money(amount: float, currency: str) -> str:
 def _label(o: Option) -> str:
     """An option as people read it: 'rtx-4090×2', or '算家云 RTX 4090 ×1 (按量) (rtx-4090×1)'."""
     c = o.candidate
+    machines = t("plan.machines_short", n=c.nodes) if c.nodes > 1 else ""
     if c.kind == "own":
-        return f"{c.gpu.id}×{c.cards or c.count}"
+        return f"{c.gpu.id}×{c.cards or c.count}{machines}"
     assert c.provider and c.offer
     name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
     billing = t(f"billing.{c.billing}")
-    return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.count})"
+    return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.node_devices}){machines}"
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
@@ -285,53 +285,3 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
             )
         )
     return out + _dropped_rules(plan) + _option_rules(plan)
-
-
-def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan) -> list[Fired]:
-    """What would make a plan with no feasible option work."""
-    out: list[Fired] = []
-    if plan.unchecked:
-        first = plan.unchecked[0]
-        from gpuwise.advise.reasons import message
-
-        missing = ", ".join(dict.fromkeys(message(k, p) for k, p in first.unchecked))
-        out.append(("plan.fix_unchecked", {"option": _label(first), "missing": missing}))
-    if plan.infeasible:
-        reasons = {key for o in plan.infeasible for key, _ in o.blockers}
-        cheapest = plan.infeasible[0]
-        if "plan.block_budget" in reasons:
-            spend = (
-                cheapest.cost.monthly
-                if s.budget and s.budget.per == "month"
-                else cheapest.cost.total
-            )
-            out.append(
-                (
-                    "plan.fix_budget",
-                    {"amount": money(spend, plan.currency), "option": _label(cheapest)},
-                )
-            )
-        if "plan.block_deadline" in reasons:
-            fastest = min(plan.infeasible, key=lambda o: o.time_hours or float("inf"))
-            out.append(
-                (
-                    "plan.fix_deadline",
-                    {"hours": fastest.time_hours or 0.0, "option": _label(fastest)},
-                )
-            )
-        if "plan.block_throughput" in reasons:
-            out.append(("plan.fix_throughput", {}))
-        if "plan.block_framework" in reasons:
-            out.append(("plan.fix_framework", {}))
-        return out
-    if plan.unchecked:
-        return out
-    if s.workload.kind == "train" and s.workload.mode != "qlora":
-        out.append(("plan.fix_qlora", {}))
-    if s.workload.kind != "train":
-        out.append(("plan.fix_quant", {}))
-    out.append(("plan.fix_more_gpus", {"max": s.max_gpus}))
-    out.append(("plan.fix_smaller_model", {"model": s.workload.model}))
-    if not s.data_may_leave or s.domestic_only:
-        out.append(("plan.fix_relax", {}))
-    return out

@@ -22,7 +22,7 @@ from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex,
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Defaults, Sized, size
+from gpuwise.advise.sizing import Defaults, ScaleOut, Sized, SizeInputs, size
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.local import looks_like_path, resolve_model
 from gpuwise.catalog.ollama_tags import ollama_quant
@@ -70,6 +70,20 @@ class Search:
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
+def plan_value(cat: Catalog, name: str) -> float:
+    """One of the planner's catalog assumptions (catalog/data/plan.toml)."""
+    return float(next(a.value for a in cat.extra("plan_assumption") if a.id == name))
+
+
+def scale_out(c: Candidate, network_default: float) -> ScaleOut:
+    """How a multi-machine candidate is joined: its machine size and network (the catalog's
+    assumption where the offer states none)."""
+    if c.nodes == 1:
+        return ScaleOut()
+    stated = c.offer.network_gbps if c.offer else None
+    return ScaleOut(c.nodes, c.node_devices, stated or network_default, stated is None)
+
+
 def plan_defaults(cat: Catalog) -> Defaults:
     """Request sizes a scenario may leave out, from the catalog's planner assumptions."""
     values = {a.id: a.value for a in cat.extra("plan_assumption")}
@@ -92,7 +106,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     model, tag_quant = workload_model(cat, s)
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
     choices: dict[str, EngineChoice] = {}
-    sized_cache: dict[tuple[str, int], Sized | None] = {}
+    sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
+    network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -106,9 +121,11 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
             if c.already_owned:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
-        key = (gpu.id, c.count)
+        scale = scale_out(c, network_default)
+        key = (gpu.id, c.count, scale)
         if key not in sized_cache:
-            sized_cache[key] = size(s, model, gpu, c.count, mc, sc, choice, defaults)
+            si = SizeInputs(model, mc, sc, choice, defaults, scale)
+            sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
         if sized is None:
@@ -121,6 +138,36 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
             option_risks(cat, s, option, feats, choice)
             out.options.append(option)
     return out
+
+
+def _faster(o: Option) -> float:
+    """Speed to compare configurations of one card: a run's 1/hours, else tokens/s."""
+    if o.time_hours:
+        return 1.0 / o.time_hours
+    return o.sized.tokens_per_s
+
+
+def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Option]:
+    """More devices of the same card and seller that are not faster than fewer cost more for
+    nothing (the link between them eats the gain): such options are dropped with a stated
+    reason, so a plan never offers N devices slower than fewer of them."""
+    groups: dict[tuple[object, ...], list[Option]] = {}
+    for o in options:
+        c = o.candidate
+        seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
+        key = (c.kind, c.gpu.id, c.already_owned, *seller, c.billing, o.sized.quant)
+        groups.setdefault(key, []).append(o)
+    kept: list[Option] = []
+    for group in groups.values():
+        best = 0.0
+        for o in sorted(group, key=lambda o: o.candidate.count):
+            speed = _faster(o)
+            if o.sized.speed_known and best and speed <= best * 1.001:
+                cs.drop("more-devices-slower", o.candidate.label)
+                continue
+            best = max(best, speed if o.sized.speed_known else 0.0)
+            kept.append(o)
+    return kept
 
 
 def caveated(o: Option) -> bool:
@@ -201,14 +248,23 @@ def _classify(
     return ranked, unchecked, infeasible
 
 
-def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | None = None) -> Plan:
-    """Rank every option for the scenario (pure: the catalog and today come in)."""
+def make_plan(
+    cat: Catalog,
+    s: Scenario,
+    today: dt.date,
+    cny_per_usd: float | None = None,
+    fixes: bool = True,
+) -> Plan:
+    """Rank every option for the scenario (pure: the catalog and today come in). With no
+    option ranked, `fixes` plans again with each change that could help and keeps those that
+    do (advise/fixes.py)."""
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
     cs = candidates(cat, s, region, buyer)
     found = _search(cat, s, ctx, cs)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
+    found.options = drop_slower_with_more(found.options, cs)
     ranked, unchecked, infeasible = _classify(s, found.options, budget)
     set_aside: list[Option] = []
     if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):
@@ -236,11 +292,16 @@ def make_plan(cat: Catalog, s: Scenario, today: dt.date, cny_per_usd: float | No
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
-    from gpuwise.advise.fired import fire_rules, suggest_fixes
+    if cs.dropped.get("more-devices-slower"):
+        examples = ", ".join(cs.examples.get("more-devices-slower", []))
+        n = cs.dropped["more-devices-slower"]
+        plan.assumptions.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
+    from gpuwise.advise.fired import fire_rules
+    from gpuwise.advise.fixes import Replan, suggest_fixes
 
     plan.rules = fire_rules(cat, plan, ctx)
-    if not ranked:
-        plan.suggestions = suggest_fixes(cat, s, plan)
+    if not ranked and fixes:
+        plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd))
     return plan
 
 

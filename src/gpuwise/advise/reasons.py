@@ -70,33 +70,39 @@ def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) 
     c, g = o.candidate, o.candidate.gpu
     if c.count > 1 and g.interconnect == "none":
         pcie = cat.extra("host_memory")[0].pcie_gbps_per_gen_x16
-        o.risks.append(("risk.pcie_only", {"gpu": g.id, "count": c.count, "pcie": g.pcie_gen}))
+        cards = c.cards or c.count
+        if cards == 1:  # one multi-chip card: its chips talk through the card's PCIe switch
+            o.risks.append(("risk.pcie_only_chips", {"gpu": g.name, "chips": c.count}))
+        else:
+            o.risks.append(("risk.pcie_only", {"gpu": g.name, "count": cards, "pcie": g.pcie_gen}))
         rule = "rtx-6000-ada-no-nvlink" if g.id == "rtx-6000-ada" else "no-nvlink-multi-gpu"
+        if cards == 1:
+            rule = ""  # the chips of one card: said as a risk above, not as cards over PCIe
         params = {
-            "count": c.count,
-            "gpu": g.id,
+            "count": c.cards or c.count,
+            "gpu": g.name,
             "pcie_gen": g.pcie_gen,
             "strategy": o.sized.strategy,
             "link_gbps": pcie.get(str(g.pcie_gen), pcie["4"]),
         }
-        o.rules.append((rule, params))
+        if rule:
+            o.rules.append((rule, params))
     if stack_of(g) == "rocm":
         compile_support = feats.get(("rocm", "torch_compile"), "no")
         o.rules.append(
             ("rocm-pytorch-official", {"option": g.id, "torch_compile": compile_support})
         )
     if c.already_owned:
-        o.rules.append(("owned-hardware", {"gpu": g.id, "count": c.cards or c.count}))
+        o.rules.append(("owned-hardware", {"gpu": g.name, "count": c.cards or c.count}))
     if g.whole_system and c.kind == "own":
-        o.rules.append(("whole-system", {"gpu": g.id, "memory_gb": g.memory_gb}))
+        o.rules.append(("whole-system", {"gpu": g.name, "memory_gb": g.memory_gb}))
 
 
 def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
     """How the configuration was chosen: engine and format, batch or requests."""
-    z, g, w = o.sized, o.candidate.gpu, s.workload
-    o.rules.append(
-        ("sized-format", {"engine": z.engine, "quant": z.quant, "gpu": g.id, "count": z.count})
-    )
+    c, z, g, w = o.candidate, o.sized, o.candidate.gpu, s.workload
+    params = {"engine": z.engine, "quant": z.quant, "gpu": g.name, "count": c.cards or z.count}
+    o.rules.append(("sized-format", params))
     if choice and choice.refused:
         first = choice.refused[0][1]
         o.rules.append(
@@ -119,7 +125,7 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
                     "micro": z.micro_batch,
                     "accumulation": z.grad_accumulation,
                     "batch": w.batch,
-                    "checkpointing": "on" if z.grad_checkpointing else "off",
+                    "checkpointing_on": bool(z.grad_checkpointing),
                 },
             )
         )
@@ -155,12 +161,21 @@ def option_risks(
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
+    if o.sized.network_assumed:
+        o.risks.append(
+            ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})
+        )
+    if c.kind == "own" and c.nodes > 1:
+        o.risks.append(("risk.cluster_network_unpriced", {"n": c.nodes}))
+    if o.sized.compressed_for_target:
+        fitted = o.sized.compressed_for_target
+        o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))
     if o.sized.support == "partial" and choice and o.sized.quant in choice.verdicts:
         v = choice.verdicts[o.sized.quant]
         notes = {"note_en": v.note_en, "note_zh": v.note_zh}
         o.risks.append(("risk.format_partial", {"quant": o.sized.quant, **notes}))
     if not o.sized.speed_known:
-        o.risks.append(("risk.speed_unknown", {"gpu": g.id}))
+        o.risks.append(("risk.speed_unknown", {"gpu": g.name}))
     if o.stale_prices:
         o.risks.append(("risk.stale_price", {"count": o.stale_prices}))
     if o.undated_prices:
@@ -172,7 +187,7 @@ def option_risks(
     if c.kind == "own" and s.ops_capacity == "none" and not c.already_owned:
         o.risks.append(("risk.ops_own", {}))
     if c.kind == "own" and g.vendor not in ("nvidia", "apple") and s.ops_capacity != "strong":
-        o.risks.append(("risk.ecosystem", {"vendor": g.vendor}))
+        o.risks.append(("risk.ecosystem", {"vendor_id": g.vendor}))
 
 
 def message(key: str, params: dict[str, Any]) -> str:
@@ -181,18 +196,40 @@ def message(key: str, params: dict[str, Any]) -> str:
 
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if get_lang() == "zh" else params["note_en"]}
+    return t(key, **words(params))
+
+
+def words(params: dict[str, Any]) -> dict[str, Any]:
+    """Ids in a message's numbers shown as words in the user's language (vendors, cost items,
+    on/off), so no raw id reaches a sentence."""
+    from gpuwise.i18n import t
+
+    out = dict(params)
     if "item_ids" in params:
-        params = {**params, "items": ", ".join(t(f"cost.item.{i}") for i in params["item_ids"])}
-    return t(key, **params)
+        out["items"] = ", ".join(t(f"cost.item.{i}") for i in params["item_ids"])
+    if "vendor_id" in params:
+        out["vendor"] = t(f"vendor.{params['vendor_id']}")
+    if params.get("architecture"):
+        key = "arch." + str(params["architecture"]).lower().replace(" ", "-")
+        named = t(key)
+        out["architecture"] = params["architecture"] if named == key else named
+    if "checkpointing_on" in params:
+        out["checkpointing"] = t(f"checkpointing.{'on' if params['checkpointing_on'] else 'off'}")
+    return out
 
 
 def rule_text(cat: Catalog, rule_id: str, lang: str, params: dict[str, Any]) -> str:
     """A rule's text filled with its numbers; the correction follows where the guide is wrong."""
     rule = next(r for r in cat.extra("rule") if r.id == rule_id)
+    from gpuwise.i18n import tidy_zh
+
     text = rule.text_zh if lang == "zh" else rule.text_en
+    params = words(params)
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if lang == "zh" else params["note_en"]}
     with contextlib.suppress(KeyError, ValueError, IndexError):
         text = text.format(**params)
     correction = rule.correction_zh if lang == "zh" else rule.correction_en
+    if lang == "zh":
+        return tidy_zh(f"{text}（{correction}）" if correction else text)
     return f"{text} ({correction})" if correction else text

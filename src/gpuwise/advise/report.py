@@ -27,6 +27,7 @@ def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
         "vendor": c.gpu.vendor,
         "count": c.cards or c.count,
         "devices": c.count,
+        "machines": c.nodes,
         "provider": c.provider.id if c.provider else None,
         "provider_name": provider_name(cat, c.provider.id) if c.provider else None,
         "instance": c.offer.instance if c.offer else None,
@@ -101,7 +102,7 @@ def _first_line(plan: Plan) -> str:
     a, best, cur = plan.answers, plan.options[0], plan.currency
     c = best.candidate
     if {"cards", "host"} & set(best.cost.unpriced):
-        return t("plan.answer_unpriced", card=c.gpu.id)
+        return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
     if best.cost.unpriced:
         items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
@@ -116,7 +117,12 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     if not plan.options:
         return [t("plan.answer_only_unchecked" if plan.unchecked else "plan.answer_none")]
     lines = [_first_line(plan)]
-    lines.append(t("plan.answer_card", vendor=a["vendor"], card=a["card"], count=a["count"]))
+    gpu = plan.options[0].candidate.gpu
+    vendor = t(f"vendor.{a['vendor']}")
+    if t(f"vendor.{a['vendor']}", lang="en").lower() in gpu.name.lower():
+        vendor = ""  # the card's name says it: 'Huawei Atlas 300I Duo', not '华为 Huawei …'
+    card = f"{vendor} {gpu.name}".strip()
+    lines.append(t("plan.answer_card", card=card, count=a["count"]))
     if a["cloud"]:
         lines.append(
             t(

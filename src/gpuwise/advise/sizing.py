@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuwise.advise.engines import EngineChoice
@@ -66,6 +66,14 @@ class Sized:
     kv_tokens_per_request: int | None = None
     support: str = "yes"
     compute: str | None = None
+    network_gbps_per_node: float | None = None
+    """The network between machines this configuration was timed with (multi-machine jobs)."""
+    network_assumed: bool = False
+    replicas: int = 1
+    """Copies of the model serving side by side (one per machine when a service spans several)."""
+    compressed_for_target: str | None = None
+    """The format that fitted first but missed the speed target, when a more compressed one
+    was chosen to meet it (a quality caveat the report states)."""
 
     def as_dict(self) -> dict[str, Any]:
         """For --json."""
@@ -84,6 +92,8 @@ class Sized:
             "grad_checkpointing": self.grad_checkpointing,
             "prompt_tokens": self.prompt_tokens,
             "kv_tokens_per_request": self.kv_tokens_per_request,
+            "compressed_for_target_from": self.compressed_for_target,
+            "replicas": self.replicas if self.replicas > 1 else None,
         }
         out.update({k: v for k, v in extra.items() if v is not None})
         return out
@@ -108,8 +118,21 @@ def _halvings(n: int) -> Iterator[int]:
         n //= 2
 
 
+TRAIN_STRATEGIES = ("ddp", "zero2", "fsdp")
+"""Data-parallel layouts tried on more than one device, least sharded first: DDP keeps a full
+replica (only gradients cross the link: for LoRA a few MB), ZeRO-2 shards optimizer states and
+gradients, FSDP/ZeRO-3 also the weights (gathered every step: twice the weights cross the
+link). The plan keeps the fastest one that fits, so a second card is never made slower by a
+layout it did not need (DeepSpeed ZeRO paper, arXiv:1910.02054, §5 communication volumes)."""
+
+
+def train_strategies(count: int) -> tuple[str, ...]:
+    """The layouts to try on `count` devices."""
+    return ("none",) if count == 1 else TRAIN_STRATEGIES
+
+
 def _train_attempts(
-    s: Scenario, model: LlmModel, quant: str, engine: str, count: int
+    s: Scenario, model: LlmModel, quant: str, engine: str, count: int, strategy: str = "fsdp"
 ) -> Iterator[Attempt]:
     """Without activation checkpointing first (a quarter less compute), then with it; each
     from the scenario's batch down to a micro-batch of 1 with gradient accumulation."""
@@ -124,7 +147,7 @@ def _train_attempts(
                 batch=micro,
                 seq_len=w.seq_len,
                 gpus=count,
-                strategy="fsdp" if count > 1 else "none",
+                strategy=strategy if count > 1 else "none",
                 engine=engine,
                 grad_checkpointing=gc,
                 precision="mixed-fp16" if quant == "fp16" else "mixed-bf16",
@@ -159,41 +182,135 @@ def _serve_attempt(
     return Attempt(req, quant, prompt_tokens=prompt, kv_tokens=per_request)
 
 
-def _attempts(
-    s: Scenario, model: LlmModel, choice: EngineChoice, count: int, d: Defaults
-) -> Iterator[Attempt]:
-    for quant in choice.quants:
-        if s.workload.kind == "train":
-            yield from _train_attempts(s, model, quant, choice.engine, count)
-        else:
-            yield _serve_attempt(s, model, quant, choice.engine, count, d)
+def _fits(
+    s: Scenario, gpu: Gpu, a: Attempt, mc: MemoryConstants
+) -> tuple[MemoryEstimate, Any] | None:
+    """The attempt's memory and resolved request when it fits the card with the margin."""
+    try:
+        est = estimate_memory(a.req, mc)
+        margin = s.memory_margin
+        if s.workload.kind == "train" and not a.req.grad_checkpointing:
+            margin = max(margin, TIGHT_HEADROOM)
+        if est.device_total_bytes > usable_bytes(gpu, mc, a.req) * (1 - margin):
+            return None
+        return est, resolve(a.req, mc)
+    except UserError:
+        return None  # e.g. a TP degree that does not divide the heads
 
 
-def size(
-    s: Scenario,
-    model: LlmModel,
-    gpu: Gpu,
-    count: int,
-    mc: MemoryConstants,
-    sc: SpeedConstants,
-    choice: EngineChoice,
-    d: Defaults,
-) -> Sized | None:
-    """The first configuration that fits `count` × `gpu`, with its speed; None when none fits."""
-    for a in _attempts(s, model, choice, count, d):
-        try:
-            est = estimate_memory(a.req, mc)
-            margin = s.memory_margin
-            if s.workload.kind == "train" and not a.req.grad_checkpointing:
-                margin = max(margin, TIGHT_HEADROOM)
-            if est.device_total_bytes > usable_bytes(gpu, mc, a.req) * (1 - margin):
-                continue
-            r = resolve(a.req, mc)
-        except UserError:
-            continue  # e.g. a TP degree that does not divide the heads
-        verdict = choice.verdicts[a.quant]
-        return _speed(s, gpu, count, a, r, est, sc, verdict.support, verdict.compute)
+def _first_fit(
+    s: Scenario, gpu: Gpu, attempts: Iterator[Attempt], mc: MemoryConstants
+) -> tuple[Attempt, MemoryEstimate, Any] | None:
+    for a in attempts:
+        found = _fits(s, gpu, a, mc)
+        if found is not None:
+            return a, *found
     return None
+
+
+@dataclass(frozen=True)
+class ScaleOut:
+    """A job across machines: devices per machine and the network between them (Gb/s)."""
+
+    nodes: int = 1
+    node_devices: int = 0
+    network_gbps_per_node: float | None = None
+    network_assumed: bool = False
+    """The network is the catalog's Ethernet assumption, not a published figure."""
+
+
+@dataclass(frozen=True)
+class SizeInputs:
+    """What sizing needs beside the scenario and the card: the model and the constants."""
+
+    model: LlmModel
+    mc: MemoryConstants
+    sc: SpeedConstants
+    choice: EngineChoice
+    defaults: Defaults
+    scale: ScaleOut = ScaleOut()
+
+
+def _sized(
+    s: Scenario, gpu: Gpu, count: int, found: tuple[Attempt, MemoryEstimate, Any], si: SizeInputs
+) -> Sized:
+    a, est, r = found
+    verdict = si.choice.verdicts[a.quant]
+    return _speed(s, gpu, count, a, r, est, si, verdict.support, verdict.compute)
+
+
+def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """The first format that fits in some layout, in the layout that finishes soonest."""
+    for quant in si.choice.quants:
+        best: Sized | None = None
+        for strategy in train_strategies(count):
+            attempts = _train_attempts(s, si.model, quant, si.choice.engine, count, strategy)
+            found = _first_fit(s, gpu, attempts, si.mc)
+            if found is None:
+                continue
+            sized = _sized(s, gpu, count, found, si)
+            if best is None or sized.tokens_per_s > best.tokens_per_s * (1 + 1e-9):
+                best = sized
+            attempt = found[0]
+            if attempt.micro_batch == s.workload.batch and not attempt.req.grad_checkpointing:
+                break  # the whole batch fits without recomputation: more sharding only adds traffic
+        if best is not None:
+            return best
+    return None
+
+
+def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """The least-compressed format that fits and, where the scenario sets a speed target, the
+    least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
+    reads the weights, so a card that misses the target in 16 bits may meet it in fewer
+    (the quality caveat goes with the option). None of them meeting it keeps the first fit."""
+    target = s.workload.target_tokens_per_s
+    first: Sized | None = None
+    for quant in si.choice.quants:
+        attempt = _serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
+        found = _first_fit(s, gpu, iter((attempt,)), si.mc)
+        if found is None:
+            continue
+        sized = _sized(s, gpu, count, found, si)
+        if first is None:
+            first = sized
+        if not target or not sized.speed_known or sized.tokens_per_s >= target:
+            if sized is first:
+                return sized
+            return replace(sized, compressed_for_target=first.quant)
+    return first
+
+
+def _size_replicas(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """A service across machines runs one replica per machine behind a load balancer, each
+    taking its share of the concurrent requests; together they serve the sum of their rates."""
+    nodes = si.scale.nodes
+    w = s.workload.model_copy(update={"concurrency": math.ceil(s.workload.concurrency / nodes)})
+    one = s.model_copy(update={"workload": w})
+    sized = _size_serve(one, gpu, count // nodes, si)
+    if sized is None:
+        return None
+    return replace(sized, count=count, tokens_per_s=sized.tokens_per_s * nodes, replicas=nodes)
+
+
+def _with_network(sized: Sized | None, scale: ScaleOut) -> Sized | None:
+    """Record the network a multi-machine training run was timed with."""
+    if sized is None or scale.nodes == 1:
+        return sized
+    return replace(
+        sized,
+        network_gbps_per_node=scale.network_gbps_per_node,
+        network_assumed=scale.network_assumed,
+    )
+
+
+def size(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """The configuration to run `count` × `gpu` with, and its speed; None when none fits."""
+    if s.workload.kind == "train":
+        return _with_network(_size_train(s, gpu, count, si), si.scale)
+    if si.scale.nodes > 1:
+        return _size_replicas(s, gpu, count, si)
+    return _size_serve(s, gpu, count, si)
 
 
 def _speed(
@@ -203,7 +320,7 @@ def _speed(
     a: Attempt,
     r: Any,
     est: MemoryEstimate,
-    sc: SpeedConstants,
+    si: SizeInputs,
     support: str,
     compute: str | None,
 ) -> Sized:
@@ -221,15 +338,20 @@ def _speed(
     engine = a.req.engine or ""
     try:
         if w.kind == "train":
-            sp = training_speed(
-                r, sc, SpeedInputs(gpu=gpu, train_tokens=w.train_tokens(), epochs=w.epochs)
+            inputs = SpeedInputs(
+                gpu=gpu,
+                train_tokens=w.train_tokens(),
+                epochs=w.epochs,
+                node_gpus=si.scale.node_devices or None,
+                network_gbps_per_node=si.scale.network_gbps_per_node,
             )
+            sp = training_speed(r, si.sc, inputs)
             tps = sp.train_tokens_per_s or 0.0
             hours = sp.train_time_h
         else:
             concurrency = w.concurrency if w.kind == "serve" else None
             sp = inference_speed(
-                r, sc, SpeedInputs(gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency)
+                r, si.sc, SpeedInputs(gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency)
             )
             tps = sp.serving_tokens_per_s or sp.decode_tokens_per_s or 0.0
             hours = None

@@ -76,15 +76,14 @@ def _sources_of(entry: dict[str, Any]) -> set[str]:
 def _validate(text: str) -> None:
     """Build the whole catalog with `text` in place of the managed file."""
     from gpuwise.catalog import catalog as C
-    from gpuwise.catalog import load as L
 
     folder = F.override_dir()
     probe = folder / f".{FILE_NAME}.{os.getpid()}.check.toml"
     probe.write_text(text, encoding="utf-8")
     try:
         others = [p for p in F.override_files() if p.name not in (FILE_NAME, probe.name)]
-        files = F.builtin_files() + F.feed_files() + others + [probe]
-        C.build(L.read_files(files), files)
+        feeds = F.feed_files()  # a broken feed or other override never blocks this file
+        C.build_skipping(F.builtin_files() + feeds + others + [probe], feeds + others)
     except CatalogError as exc:
         raise UserError("calibrate.invalid", problem=exc.render()) from exc
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,9 +89,14 @@ class Catalog:
         """Resolve a catalog id, alias, Hugging Face repo id or Ollama tag to a model."""
         model_id = self.model_index.get(normalize(name))
         if model_id is None and ":" in name:
-            # Ollama tags such as qwen2.5:7b-instruct-q4_K_M: try the name:size part.
+            # Ollama tags such as qwen2.5:7b-instruct-q4_K_M: drop trailing -parts one at a time,
+            # so qwen3:30b-a3b-instruct-2507-q4_K_M finds the 2507 model before plain qwen3:30b.
             base, _, rest = name.partition(":")
-            model_id = self.model_index.get(normalize(f"{base}:{rest.split('-')[0]}"))
+            parts = rest.split("-")
+            for keep in range(len(parts) - 1, 0, -1):
+                model_id = self.model_index.get(normalize(f"{base}:{'-'.join(parts[:keep])}"))
+                if model_id is not None:
+                    break
         if model_id is None:
             display = {m.id: m.id for m in self.models}
             raise UserError(
@@ -278,34 +284,61 @@ def load_catalog(use_overrides: bool = True, use_cache: bool = True) -> Catalog:
     """The built-in catalog, the refreshed price feeds, then the user's overrides on top.
 
     Overrides come from `GPUWISE_CONFIG_DIR/catalog/*.toml` (default: the platform's user config
-    dir); gpuwise only reads them. Feeds (`gpuwise prices refresh`) live in the user cache; one
-    that no longer validates is left out and named in `findings`, never a crash.
+    dir); gpuwise only reads them. A feed (`gpuwise prices refresh`, in the user cache) or an
+    override file that does not validate is left out, named in `findings` and warned about on
+    stderr (file, line, what is wrong): one broken file never stops every command.
     """
     feeds = F.feed_files() if use_overrides else []
-    files = F.builtin_files() + feeds + (F.override_files() if use_overrides else [])
+    overrides = F.override_files() if use_overrides else []
+    files = F.builtin_files() + feeds + overrides
     key = F.fingerprint(files)
-    if key in _loaded:
-        return _loaded[key]
-    cached = F.load_cached(key) if use_cache else None
-    if not isinstance(cached, Catalog):
-        cached = _build_with_feeds(files, feeds)
-        if use_cache:
-            F.store_cached(key, cached)
-    _loaded[key] = cached
-    return cached
+    cat = _loaded.get(key)
+    if cat is None:
+        cat = F.load_cached(key) if use_cache else None
+        if not isinstance(cat, Catalog):
+            cat = build_skipping(files, feeds + overrides)
+            if use_cache:
+                F.store_cached(key, cat)
+        _loaded[key] = cat
+    warn_left_out(cat.findings)  # once per command run, however often the catalog is asked for
+    return cat
 
 
-def _build_with_feeds(files: list[Path], feeds: list[Path]) -> Catalog:
-    """Build from every file; when a feed file breaks the build, build without the feeds."""
+Finding = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def build_skipping(files: Sequence[Path], droppable: Collection[Path]) -> Catalog:
+    """Build from `files` (in order: later files overlay earlier ones). A droppable file (a
+    refreshed feed, a user override) that breaks the build is left out and named in
+    `findings`, and the build runs again without it; an error in any other file is raised."""
     from gpuwise.catalog import load as L
+    from gpuwise.catalog.guard import is_override
 
-    try:
-        return build(L.read_files(files), files)
-    except CatalogError as exc:
-        bad = str(exc.params.get("file", ""))
-        if not feeds or not any(bad == str(f) for f in feeds):
-            raise
-        kept = [f for f in files if f not in feeds]
-        cat = build(L.read_files(kept), kept)
-        finding = ("prices.feed_left_out", (("file", bad), ("problem", exc.render())))
-        return replace(cat, findings=(*cat.findings, finding))
+    kept, findings = list(files), list[Finding]()
+    may_drop = {str(f) for f in droppable}
+    while True:
+        try:
+            cat = build(L.read_files(kept), kept)
+        except CatalogError as exc:
+            bad = str(exc.params.get("file", ""))
+            if bad not in may_drop or not any(str(f) == bad for f in kept):
+                raise
+            kept = [f for f in kept if str(f) != bad]
+            feed = is_override(bad, F.feed_dir())
+            key = "prices.feed_left_out" if feed else "catalog.override_left_out"
+            findings.append((key, (("file", bad), ("problem", exc.render()))))
+            continue
+        return replace(cat, findings=(*cat.findings, *findings))
+
+
+def warn_left_out(findings: tuple[Finding, ...] | list[Finding]) -> None:
+    """One stderr line per user file that was left out (once per command run): the file, the
+    line and what is wrong, and that everything else still works."""
+    import sys
+
+    from gpuwise.diag import first_time
+
+    for key, params in findings:
+        values = dict(params)
+        if key == "catalog.override_left_out" and first_time(f"left-out:{values.get('file')}"):
+            sys.stderr.write(f"{t('cli.warning')}: {t(key, None, **values)}\n")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise import units
 from gpuwise.catalog.names import normalize
+from gpuwise.catalog.providers import provider_key
 from gpuwise.catalog.sourcing import is_sourced_number, locate_line
 from gpuwise.errors import CatalogError, UserError
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 NAME_FIELDS: dict[str, tuple[str, ...]] = {
     "gpu": ("id", "name", "aliases"),
     "model": ("id", "name", "aliases", "hf_repos", "ollama_tags"),
+    "provider": ("id", "name_en", "name_zh", "aliases"),
 }
 """The fields users look entries up by (see Catalog.gpu / Catalog.model)."""
 
@@ -149,7 +151,7 @@ def check_aliases(entries: Iterable[RawEntry], folder: Path) -> None:
     owner: dict[tuple[str, str], RawEntry] = {}
     for e in entries:
         for name in _names(e):
-            key = (e.kind, normalize(name))
+            key = (e.kind, provider_key(name) if e.kind == "provider" else normalize(name))
             if not key[1]:
                 continue
             other = owner.get(key)

@@ -15,6 +15,13 @@ from typing import Any
 
 from gpuwise.catalog.hf_families import FAMILY_READERS, Config, ModelTraits, first, words
 from gpuwise.catalog.hf_layers import attention_pattern, moe_fields, ssm_fields
+from gpuwise.catalog.hf_modern import (
+    ENCODER_TYPES,
+    MODERN_READERS,
+    linear_fields,
+    sparse_fields,
+    vision_fields,
+)
 from gpuwise.errors import UserError
 
 # model_type → the kind of model gpuwise does not model (a `model.kind.*` message key).
@@ -22,7 +29,7 @@ _REFUSED_KINDS = {
     "encoder_decoder": "t5 mt5 umt5 bart mbart pegasus marian longt5 switch_transformers led "
     "prophetnet fsmt m2m_100 nllb_moe plbart bigbird_pegasus blenderbot blenderbot-small "
     "encoder-decoder t5gemma",
-    "encoder_only": "bert roberta xlm-roberta deberta deberta-v2 distilbert albert electra "
+    "encoder_only": "deberta deberta-v2 distilbert albert electra "
     "modernbert camembert ernie mpnet xlm nomic_bert",
     "vision": "vit clip_vision_model siglip_vision_model dinov2 resnet convnext swin beit deit "
     "detr yolos segformer sam mobilevit clip siglip efficientnet regnet",
@@ -30,6 +37,8 @@ _REFUSED_KINDS = {
 }
 _REFUSED = {mt: kind for kind, types in _REFUSED_KINDS.items() for mt in words(types)}
 _NESTED_TEXT = ("text_config", "llm_config", "language_config")
+_READERS = {**FAMILY_READERS, **MODERN_READERS}
+_ENCODER_HEADS = ("Model", "ForSequenceClassification")
 
 
 def refuse_if_not_causal(cfg: Config, where: str) -> None:
@@ -41,10 +50,13 @@ def refuse_if_not_causal(cfg: Config, where: str) -> None:
     elif cfg.get("is_encoder_decoder"):
         kind = "encoder_decoder"
     else:
-        kind = _REFUSED.get(str(cfg.get("model_type", "")).lower())
+        model_type = str(cfg.get("model_type", "")).lower()
+        kind = _REFUSED.get(model_type)
         archs = " ".join(str(a) for a in cfg.get("architectures") or [])
         if kind is None and any(s in archs for s in ("ForImageClassification", "ForMaskedLM")):
             kind = "vision" if "Image" in archs else "encoder_only"
+        elif model_type in ENCODER_TYPES and archs and not archs.endswith(_ENCODER_HEADS):
+            kind = "encoder_only"  # an encoder with a head other than an embedder's or reranker's
     if kind:
         from gpuwise.i18n import t
 
@@ -71,10 +83,11 @@ def flatten_text_config(cfg: Config) -> Config:
 def fields_from_config(cfg: Config, where: str) -> dict[str, Any]:
     """LlmModel fields (without name/id/source/params) from a config.json dict."""
     refuse_if_not_causal(cfg, where)
+    top = cfg
     cfg = flatten_text_config(cfg)
     refuse_if_not_causal(cfg, where)
     model_type = str(cfg.get("model_type", "")).lower()
-    reader: Callable[[Config], ModelTraits] = FAMILY_READERS.get(model_type, FAMILY_READERS[""])
+    reader: Callable[[Config], ModelTraits] = _READERS.get(model_type, FAMILY_READERS[""])
     traits = reader(cfg)
     if not (traits.hidden and traits.layers and (traits.heads or traits.ssm_only)):
         raise UserError("model.unknown_arch", path=where, arch=_arch_name(cfg))
@@ -95,6 +108,9 @@ def fields_from_config(cfg: Config, where: str) -> dict[str, Any]:
     fields.update(attention_pattern(cfg, model_type, traits.layers))
     fields.update(moe_fields(cfg, model_type, fields))
     fields.update(ssm_fields(cfg, model_type, fields))
+    fields.update(linear_fields(cfg, model_type, traits.layers))
+    fields.update(sparse_fields(cfg))
+    fields.update(vision_fields(top))
     fields.update(storage_fields(cfg))
     return fields
 

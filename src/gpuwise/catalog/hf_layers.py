@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from gpuwise.catalog.hf_families import Config, first
+from gpuwise.catalog.hf_modern import moe_keys, moe_layer_count
 from gpuwise.catalog.schema import Mla, Moe, Ssm
 
 _WINDOW_OFF_BY_DEFAULT = frozenset(("qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "smollm3"))
@@ -61,6 +62,9 @@ def attention_pattern(cfg: Config, model_type: str, layers: int) -> dict[str, An
 
 def _moe_layers(cfg: Config, model_type: str, layers: int) -> int:
     """How many layers route to experts (the rest run the dense FFN)."""
+    ernie = moe_layer_count(cfg, layers)
+    if ernie is not None:
+        return ernie
     if model_type.startswith("deepseek") or "first_k_dense_replace" in cfg:
         dense = int(cfg.get("first_k_dense_replace") or 0)
         freq = int(cfg.get("moe_layer_freq") or 1)
@@ -102,17 +106,24 @@ def moe_fields(cfg: Config, model_type: str, fields: dict[str, Any]) -> dict[str
     if experts <= 1:
         return out
     layers = int(fields["layers"])
+    keys = moe_keys(cfg)
     dense_width = int(first(cfg, "intermediate_size_mlp", "intermediate_size", default=0))
-    expert_width = int(first(cfg, "moe_intermediate_size", "intermediate_size", default=0))
+    expert_width = keys.get("expert_width") or int(
+        first(cfg, "moe_intermediate_size", "intermediate_size", default=0)
+    )
     shared_width = int(cfg.get("shared_expert_intermediate_size") or 0)
     shared = int(cfg.get("n_shared_experts") or (1 if shared_width else 0))
     if model_type.startswith("llama4"):
         shared, shared_width = 1, expert_width
+    if "shared" in keys:  # ERNIE: shared experts of the routed width; Hunyuan: the dense width
+        shared = keys["shared"]
+        shared_width = dense_width if model_type.startswith("hunyuan") else expert_width
+    active = keys.get("top_k") or int(
+        first(cfg, "num_experts_per_tok", "experts_per_token", "moe_top_k", default=1)
+    )
     out["moe"] = Moe(
         experts=experts,
-        active_experts=int(
-            first(cfg, "num_experts_per_tok", "experts_per_token", "moe_top_k", default=1)
-        ),
+        active_experts=active,
         shared_experts=shared,
         expert_intermediate_size=expert_width or fields["intermediate_size"],
         moe_layers=max(1, _moe_layers(cfg, model_type, layers)),

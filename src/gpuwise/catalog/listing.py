@@ -12,11 +12,17 @@ def load_listing() -> dict[str, list[dict[str, Any]]]:
     paths = files.builtin_files() + files.override_files()
     key = files.fingerprint(paths)
     cached = files.load_cached(key, kind="listing")
-    if isinstance(cached, dict) and "gpus" in cached:
+    if isinstance(cached, dict) and "gpus" in cached and "findings" in cached:
+        if cached["findings"]:  # a user file left out: warn as the full loader does
+            from gpuwise.catalog.catalog import warn_left_out
+
+            warn_left_out([(f["key"], tuple(f["params"])) for f in cached["findings"]])
         return cached
     from gpuwise.catalog.catalog import listing_of, load_catalog
 
-    listing = listing_of(load_catalog())
+    cat = load_catalog()
+    listing = listing_of(cat)
+    listing["findings"] = [{"key": k, "params": list(p)} for k, p in cat.findings]
     files.store_cached(key, listing, kind="listing")
     return listing
 

@@ -61,9 +61,9 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     """Parse one file (gpuwise.userfiles: encodings, size, nesting); a syntax error names the
     file and line; NaN, infinity and out-of-range prices, TFLOPS or bandwidth are refused."""
     from gpuwise.catalog.guard import check_numbers
-    from gpuwise.userfiles import parse, read_text
+    from gpuwise.userfiles import DATA_MAX_BYTES, parse, read_text
 
-    text = read_text(path, CatalogError)
+    text = read_text(path, CatalogError, limit=DATA_MAX_BYTES)  # feeds and imports are large
     data = parse(text, path, "toml", CatalogError)
     check_numbers(data, path, text)
     return data, text

@@ -3,9 +3,11 @@
 Used to check catalog entries (the stated `params_b` must match the shapes) and to describe
 models read from a local config.json. Counts every tensor a decoder-only checkpoint holds:
 the embedding (and a learned position table), attention (q, k, v, o or MLA's low-rank
-projections, with their biases and q/k norms), feed-forward blocks (gated: gate, up, down as
+projections, with their biases, q/k norms, an output gate and a sparse-attention indexer),
+linear-attention mixers of hybrids, feed-forward blocks (gated: gate, up, down as
 Llama/Qwen/Gemma; plain: up, down as GPT-NeoX/Falcon/Phi-2), experts with their router,
-Mamba mixers, every norm (LayerNorm: weight + bias; RMSNorm: weight) and the LM head.
+Mamba mixers, every norm (LayerNorm: weight + bias; RMSNorm: weight), the LM head and a
+vision tower (taken as stated: its shapes are not modelled).
 Tied embeddings count once, as transformers loads them.
 """
 
@@ -30,12 +32,16 @@ class ParamCounts:
     active_experts_share: float
     ssm: int = 0
     norms: int = 0
+    linear_attention: int = 0
+    vision: int = 0
 
     @property
     def total(self) -> int:
-        """Every weight (all experts)."""
+        """Every weight (all experts, the vision tower)."""
         return (
-            self.embedding
+            self.linear_attention
+            + self.vision
+            + self.embedding
             + self.lm_head
             + self.attention
             + self.ffn_dense
@@ -48,9 +54,10 @@ class ParamCounts:
 
     @property
     def active(self) -> int:
-        """Weights used per token: experts scaled by the routed share."""
+        """Weights used per text token: experts scaled by the routed share; the vision tower
+        runs once per image, not per token."""
         experts = round(self.ffn_experts * self.active_experts_share)
-        return self.total - self.ffn_experts + experts
+        return self.total - self.ffn_experts + experts - self.vision
 
 
 def attention_params_per_layer(m: LlmModel) -> int:
@@ -65,10 +72,12 @@ def attention_params_per_layer(m: LlmModel) -> int:
             q = h * m.heads * qk
         kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
         kv += a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim)
-        return q + kv + m.heads * a.v_head_dim * h
+        indexer = m.sparse_attention.params_per_layer(h, a.q_lora_rank) if m.sparse_attention else 0
+        return q + kv + m.heads * a.v_head_dim * h + indexer
     q_out = m.heads * m.head_dim
     kv_out = 2 * m.kv_heads * m.head_dim
-    weights = h * q_out + h * kv_out + q_out * h
+    gate = h * q_out if m.attn_output_gate else 0  # q_proj's second half: the output gate
+    weights = h * q_out + h * kv_out + q_out * h + gate
     biases = (q_out + kv_out if m.qkv_bias else 0) + (h if m.o_bias else 0)
     return weights + biases + (2 * m.head_dim if m.qk_norm else 0)
 
@@ -108,6 +117,9 @@ def count_params(m: LlmModel) -> ParamCounts:
     embedding = m.vocab_size * h + m.learned_positions * h
     lm_head = 0 if m.tied_embeddings else m.vocab_size * h + (m.vocab_size if m.lm_head_bias else 0)
     attention = attention_params_per_layer(m) * m.kv_layers
+    if m.global_attention:  # Gemma 4: the global layers' own shape
+        g = m.global_attention.params(h, m.heads, m.qk_norm)
+        attention += (g - attention_params_per_layer(m)) * m.global_layers
     moe = m.moe
     ffn_layers = m.layers if m.ffn_layers is None else m.ffn_layers
     dense_layers = max(ffn_layers - (moe.moe_layers if moe else 0), 0)
@@ -121,6 +133,9 @@ def count_params(m: LlmModel) -> ParamCounts:
         router = h * moe.experts * moe.moe_layers
         share = moe.active_experts / moe.experts
     ssm = ssm_params_per_layer(m.ssm, h) * m.ssm.layers if m.ssm else 0
+    lin = m.linear_attention
+    linear_attention = lin.params_per_layer(h) * lin.layers if lin else 0
+    vision = round(m.vision.params_b * 1e9) if m.vision else 0
     return ParamCounts(
         embedding,
         lm_head,
@@ -132,4 +147,6 @@ def count_params(m: LlmModel) -> ParamCounts:
         share,
         ssm,
         norm_params(m),
+        linear_attention,
+        vision,
     )

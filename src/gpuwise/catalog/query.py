@@ -7,7 +7,24 @@ from typing import Any
 
 from gpuwise.errors import UserError
 
-VENDORS = ("nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other")
+VENDORS = (
+    "nvidia",
+    "amd",
+    "intel",
+    "huawei",
+    "google",
+    "aws",
+    "apple",
+    "cambricon",
+    "hygon",
+    "moorethreads",
+    "biren",
+    "iluvatar",
+    "metax",
+    "other",
+)
+"""The schema's `Vendor` values, spelled out so this module imports no pydantic (it serves the
+listing cache); a test keeps the two equal."""
 CLASSES = ("consumer", "workstation", "datacenter")
 GpuDict = dict[str, Any]
 

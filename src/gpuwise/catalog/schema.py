@@ -12,7 +12,28 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
-Vendor = Literal["nvidia", "amd", "intel", "huawei", "google", "aws", "apple", "other"]
+from gpuwise.catalog.schema_arch import GlobalAttention, LinearAttention, SparseAttention, Vision
+
+Vendor = Literal[
+    "nvidia",
+    "amd",
+    "intel",
+    "huawei",
+    "google",
+    "aws",
+    "apple",
+    "cambricon",
+    "hygon",
+    "moorethreads",
+    "biren",
+    "iluvatar",
+    "metax",
+    "other",
+]
+"""Who makes the chip. The Chinese vendors (Cambricon, Hygon, Moore Threads, Biren, Iluvatar,
+MetaX) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX, MXMACA) that the
+catalog's `Stack` does not model: their cards carry no stack flag, so engines and formats on them
+are "unknown" (never "yes") until precision rows cite a source."""
 GpuClass = Literal["consumer", "workstation", "datacenter"]
 Currency = Literal["USD", "CNY", "EUR"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -109,7 +130,12 @@ class Price(Strict):
     (and says `published = "undated"`): the price is then "date unknown", never dated by the
     day it was read."""
 
-    kind: Literal["launch", "street"]
+    kind: Literal["launch", "street", "used"]
+    """launch: the MSRP at launch. street: the dated price a buyer pays today: new, or the
+    second-hand market for a card no longer sold new (Tesla P40, the modified RTX 2080 Ti 22 GB,
+    RTX 30 cards) or when no new price was found; the note says "second-hand" then. used: a
+    second-hand price shown beside a card's new prices. The cost model buys at the newest street,
+    else launch price, so every priced card has one of those two."""
     amount: PositiveFloat
     currency: Currency
     date: dt.date | None = None
@@ -165,6 +191,13 @@ class Gpu(Sourced):
     """Share of `memory_gb` one process may use for the accelerator by default (Metal's
     recommendedMaxWorkingSetSize / unified memory); None = all of it."""
     export_note: str = ""
+    modified: bool = False
+    """A third-party modification of a vendor card (memory chips replaced, e.g. the RTX 2080 Ti
+    22 GB common in China): no vendor warranty, sold used or refurbished only."""
+    unpriced_reason: str = ""
+    """Why a buyable card has no purchase price in the catalog (sold only through tenders or
+    system quotes, or no dated public price was found); empty when it has one. A card with
+    neither is an error the integrity tests report."""
     stack: Stack = Field(default_factory=Stack)
     tflops: Tflops = Field(default_factory=Tflops)
     prices: list[Price] = Field(default_factory=list)
@@ -277,6 +310,20 @@ class LlmModel(Sourced):
     ffn_layers: int | None = Field(default=None, ge=0)
     """Layers with a feed-forward block; None = every layer (pure Mamba: 0)."""
     ssm: Ssm | None = None
+    linear_attention: LinearAttention | None = None
+    """Linear-attention layers of a hybrid (their fixed state replaces a KV cache there)."""
+    sparse_attention: SparseAttention | None = None
+    """DeepSeek sparse attention: an indexer key per cached token, attention over top-k."""
+    global_attention: GlobalAttention | None = None
+    """Full-attention layers shaped unlike the sliding-window ones (Gemma 4)."""
+    attn_output_gate: bool = False
+    """Gated attention (Qwen3-Next, Qwen3.5): q_proj also emits a sigmoid gate per head dim."""
+    vision: Vision | None = None
+    """The image encoder of a vision-language model (counted in `params_b`)."""
+    task: Literal["generate", "embed", "rerank"] = "generate"
+    """What the model is served for: text generation, or pooled vectors / relevance scores."""
+    bidirectional: bool = False
+    """Encoder-only (BERT/XLM-R): every token attends to every other in one pass; no KV cache."""
     weight_bytes_exact: int | None = Field(default=None, ge=0)
     """Bytes of the weights as stored in the model's own files (safetensors header or index)."""
     weight_dtype: str | None = None
@@ -299,6 +346,10 @@ class LlmModel(Sourced):
             raise ValueError("validate.attention_layers")
         if self.moe and self.moe.active_experts > self.moe.experts:
             raise ValueError("validate.moe_active")
+        if self.linear_attention and self.kv_layers + self.linear_attention.layers > self.layers:
+            raise ValueError("validate.attention_layers")
+        if self.global_attention and self.sliding_window is None:
+            raise ValueError("validate.window_layers")
         return self
 
     @property
@@ -309,6 +360,16 @@ class LlmModel(Sourced):
         return self.kv_layers if self.sliding_window_layers is None else self.sliding_window_layers
 
     @property
+    def global_layers(self) -> int:
+        """Layers that attend over the whole context (every attention layer without a window)."""
+        return self.kv_layers - self.window_layers
+
+    @property
     def kv_layers(self) -> int:
-        """Layers that keep a KV cache (attention layers; a hybrid's Mamba layers keep none)."""
-        return self.layers if self.attention_layers is None else self.attention_layers
+        """Layers that keep a KV cache (attention layers; a hybrid's Mamba or linear-attention
+        layers keep none)."""
+        if self.attention_layers is not None:
+            return self.attention_layers
+        if self.linear_attention is not None:
+            return self.layers - self.linear_attention.layers
+        return self.layers

@@ -32,6 +32,9 @@ class Provider(Sourced):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name_en: str
     name_zh: str
+    aliases: list[str] = Field(default_factory=list)
+    """Other names users type for it (huaweicloud, 华为, Volcano Engine …): `offers add`,
+    `offers --provider`, `cost --vs` resolve them exactly (catalog/providers.py)."""
     region_kind: Literal["cn", "global"]
     currency: Currency
     spot_notice_s: int | None = Field(default=None, ge=0)
@@ -80,11 +83,19 @@ class OfferPrice(Strict):
     published: dt.date | None = None
     """The date this price was stated, when it differs from its source's (a feed row's
     effective date, a quote's date)."""
+    currency: Currency | None = None
+    """The currency the amount is in when it is not its provider's: a user's quote is kept in
+    the currency it was given in ($8 for a CNY provider stays 8 USD) and converted with the
+    dated rate where it is compared or shown. None: the provider's currency."""
 
     @property
     def per_hour(self) -> float:
         """The price spread over every hour of the period (monthly = 730 h)."""
         return self.amount / _HOURS_PER[self.per]
+
+    def currency_of(self, provider: Provider) -> str:
+        """The currency of `amount`: its own, else its provider's."""
+        return self.currency or provider.currency
 
 
 class Offer(Sourced):
@@ -100,6 +111,9 @@ class Offer(Sourced):
     regions: list[str] = Field(default_factory=list)
     price_region: str | None = None
     node_gpus: PositiveInt | None = None
+    network_gbps: PositiveFloat | None = None
+    """The instance's scale-out network to other instances (Gb/s, all its NICs): what a job
+    across machines talks over. None: not published (the planner assumes plain Ethernet)."""
     published: dt.date | None = None
     """The date the offer's prices were stated, when it differs from the source's."""
     origin: Literal["catalog", "feed", "user"] = "catalog"
@@ -116,7 +130,9 @@ class Offer(Sourced):
     @model_validator(mode="after")
     def _spot_below_on_demand(self) -> Offer:
         by_mode = {p.billing: p.per_hour for p in self.prices}
-        if "spot" in by_mode and "on-demand" in by_mode and by_mode["spot"] >= by_mode["on-demand"]:
+        same_currency = len({p.currency for p in self.prices}) == 1  # else compared once converted
+        spot, on_demand = by_mode.get("spot"), by_mode.get("on-demand")
+        if same_currency and spot is not None and on_demand is not None and spot >= on_demand:
             raise ValueError("validate.spot_not_cheaper")
         if len(by_mode) != len(self.prices):
             raise ValueError("validate.billing_twice")

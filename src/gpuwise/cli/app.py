@@ -91,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     from gpuwise.cli.startup import prepare_streams, version_line
+    from gpuwise.diag import new_run
+
+    new_run()
 
     prepare_streams(debug)
     try:

@@ -91,7 +91,8 @@ def _run(
     for line in legend_lines(rows):
         console.print(line)
     for key, params in index.findings:
-        console.print("⚠ " + _finding(key, params))
+        if key != "catalog.override_left_out":  # already said on stderr (catalog loader)
+            console.print("⚠ " + _finding(key, params))
     if hint:
         console.print(hint)
 

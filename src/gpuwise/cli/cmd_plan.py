@@ -69,6 +69,9 @@ def register(app: typer.Typer) -> None:
         deadline_days: float = typer.Option(
             None, "--deadline-days", help=t("plan.opt_deadline"), click_type=number("deadline_days")
         ),
+        max_gpus: int = typer.Option(
+            None, "--max-gpus", help=t("plan.opt_max_gpus"), click_type=number("max_gpus")
+        ),
         fx: float = typer.Option(None, "--fx", help=t("plan.opt_fx"), click_type=number("fx")),
         top: int = typer.Option(8, "--top", help=t("plan.opt_top"), click_type=number("top")),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
@@ -97,6 +100,7 @@ def register(app: typer.Typer) -> None:
             "host_price": host_price,
             "allow_spot": allow_spot,
             "frameworks": framework or None,
+            "max_gpus": max_gpus,
         }
         from gpuwise.cli.flags import plan_budget
 

@@ -309,4 +309,4 @@ def _hourly_price(offer: str) -> tuple[float, str, str]:
     if price.per != "hour":
         raise UserError("supervise.offer_not_hourly", offer=offer, per=price.per)
     label = f"{provider.id}:{found.instance}:{price.billing}"
-    return price.amount, provider.currency, label
+    return price.amount, price.currency_of(provider), label

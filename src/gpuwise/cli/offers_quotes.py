@@ -30,6 +30,9 @@ def register_quotes(group: typer.Typer) -> None:
         date: str = typer.Option(None, "--date", help=t("prices.opt_q_date")),
         region: str = typer.Option(None, "--region", help=t("prices.opt_q_region")),
         note: str = typer.Option("", "--note", help=t("prices.opt_q_note")),
+        new_provider: bool = typer.Option(
+            False, "--new-provider", help=t("prices.opt_q_new_provider")
+        ),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
     ) -> None:
         row: dict[str, Any] = {
@@ -46,14 +49,17 @@ def register_quotes(group: typer.Typer) -> None:
             "note": note,
         }
         _ask_missing(row)
-        _add(row, as_json)
+        _add(row, new_provider, as_json)
 
     @group.command("import", help=t("prices.import_help"))
     def import_(
         file: Path = typer.Argument(..., help=t("prices.arg_import_file")),
+        new_provider: bool = typer.Option(
+            False, "--new-provider", help=t("prices.opt_import_new_provider")
+        ),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
     ) -> None:
-        _import(file, as_json)
+        _import(file, new_provider, as_json)
 
 
 def _ask_missing(row: dict[str, Any]) -> None:
@@ -70,7 +76,7 @@ def _ask_missing(row: dict[str, Any]) -> None:
         row["date"] = typer.prompt(t("prices.ask_date"), default="", show_default=False) or None
 
 
-def _add(row: dict[str, Any], as_json: bool) -> None:
+def _add(row: dict[str, Any], new_provider: bool, as_json: bool) -> None:
     import datetime as dt
 
     from gpuwise.catalog import load_catalog
@@ -80,49 +86,114 @@ def _add(row: dict[str, Any], as_json: bool) -> None:
 
     cat = load_catalog()
     now = dt.datetime.now()
-    quote = quote_from_row(cat, 0, row, now.date())
-    path = add_quote(cat, quote, now)
+    quote = quote_from_row(cat, 0, row, now.date(), new_provider=new_provider)
+    path, kept = add_quote(cat, quote, now)
+    notes = quote_notes(cat, [quote])
     if as_json:
-        out.emit_json({"file": str(path), "provider": quote.provider, "instance": quote.instance})
+        data = {"file": str(path), "provider": quote.provider, "instance": quote.instance}
+        out.emit_json({**data, "currency": quote.currency, "notes": notes})
         return
-    out.console().print(t("prices.added", instance=quote.instance, path=str(path)))
+    key = "prices.added" if kept else "prices.added_new"
+    out.console().print(t(key, instance=quote.instance, path=str(path)))
+    for note in notes:
+        out.console().print(note)
 
 
-def _import(file: Path, as_json: bool) -> None:
+IMPORT_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".json": "json", ".toml": "toml"}
+
+
+def _import(file: Path, new_provider: bool, as_json: bool) -> None:
     import datetime as dt
 
     from gpuwise.catalog import load_catalog
     from gpuwise.errors import UserError
-    from gpuwise.prices.quotes import quote_from_row, read_rows
+    from gpuwise.prices.quotes import quote_from_row
     from gpuwise.prices.userfile import write_import
     from gpuwise.render import out
-    from gpuwise.userfiles import read_text
 
-    fmt = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".json": "json", ".toml": "toml"}.get(
-        file.suffix.lower()
-    )
+    rows = _read_price_list(file)
+    cat = load_catalog()
+    now = dt.datetime.now()
+    quotes = []
+    for line, raw in rows.rows:
+        try:
+            quotes.append(quote_from_row(cat, line, raw, now.date(), rows.decimal, new_provider))
+        except UserError as exc:
+            raise UserError("prices.import_row", path=file.name, problem=exc.render()) from exc
+    written = write_import(cat, quotes, file, now)
+    notes = quote_notes(cat, quotes)
+    if as_json:
+        files = [{"file": str(p), "quotes": n} for p, n in written]
+        data = {"files": [str(p) for p, _ in written], "written": files, "quotes": len(quotes)}
+        out.emit_json({**data, "notes": notes})
+        return
+    for p, n in written:  # each file with its own count (review 3: the total was repeated)
+        out.console().print(t("prices.imported", n=n, path=str(p)))
+    for note in notes:
+        out.console().print(note)
+
+
+def _read_price_list(file: Path) -> Any:
+    """The rows of a price list: format by extension, size up to userfiles.DATA_MAX_BYTES (a
+    20 000-row console export is 1.3 MB), text only; every problem is one line."""
+    from gpuwise.errors import UserError
+    from gpuwise.prices.quote_rows import read_rows
+    from gpuwise.userfiles import DATA_MAX_BYTES, read_text
+
+    fmt = IMPORT_FORMATS.get(file.suffix.lower())
     if fmt is None:
         raise UserError("prices.bad_format", path=str(file))
     if not file.is_file():
         raise UserError("prices.no_file", path=str(file))
-    text = read_text(file, UserError)
     try:
-        rows = read_rows(text, fmt)
-    except ValueError as exc:  # JSON/TOML syntax (tomllib and json errors are ValueErrors)
+        text = read_text(file, UserError, limit=DATA_MAX_BYTES)
+    except UserError as exc:
+        if exc.key == "files.binary":  # not "give a YAML, TOML or JSON file"
+            raise UserError("prices.binary", path=str(file)) from exc
+        raise
+    try:
+        rows = read_rows(text, fmt, file)
+    except ValueError as exc:  # csv's own errors (a NUL byte, a field too large)
         raise UserError("prices.unreadable", path=str(file), problem=str(exc)) from exc
-    if not rows:
-        raise UserError("prices.empty_import", path=str(file))
-    cat = load_catalog()
-    now = dt.datetime.now()
-    quotes = []
-    for line, raw in rows:
-        try:
-            quotes.append(quote_from_row(cat, line, raw, now.date()))
-        except UserError as exc:
-            raise UserError("prices.import_row", path=file.name, problem=exc.render()) from exc
-    paths = write_import(cat, quotes, file, now)
-    if as_json:
-        out.emit_json({"files": [str(p) for p in paths], "quotes": len(quotes)})
-        return
-    for p in paths:
-        out.console().print(t("prices.imported", n=len(quotes), path=str(p)))
+    if not rows.rows:
+        key = "prices.empty_import" if fmt == "csv" else "prices.empty_import_data"
+        raise UserError(key, path=str(file))
+    return rows
+
+
+def quote_notes(cat: Any, quotes: list[Any]) -> list[str]:
+    """What the user should know about quotes kept as given: a provider gpuwise does not list,
+    recorded on their word; a price in another currency than the provider usually uses, with
+    what it is worth in that currency at the dated rate."""
+    notes: list[str] = []
+    new = {q.provider: q.provider_name for q in quotes if q.new_provider}
+    for pid, name in new.items():
+        notes.append(t("prices.new_provider_note", name=name, provider=pid))
+    fx = None
+    for q in quotes:
+        p = cat.providers.get(q.provider)
+        if p is None or q.currency in (None, p.currency):
+            continue
+        if fx is None:
+            from gpuwise.cost.fx import build_fx
+
+            fx = build_fx(cat.extra("rate"))
+        notes.append(_currency_note(fx, q, str(p.currency)))
+    return notes
+
+
+def _currency_note(fx: Any, q: Any, usual: str) -> str:
+    from gpuwise.i18n import t as tr
+
+    where = tr("prices.where_line", line=q.line) if q.line else tr("prices.where_add")
+    dates = [fx.dates.get(c) for c in (q.currency, usual) if c != "USD"]
+    dated = min((d for d in dates if d), default=None)  # the older of the two rates
+    return tr(
+        "prices.currency_kept",
+        where=where,
+        provider=q.provider,
+        usual=usual,
+        amount=f"{q.price:g} {q.currency}",
+        converted=f"{fx.convert(q.price, q.currency, usual):.2f} {usual}",
+        date=dated.isoformat() if dated else "?",
+    )

@@ -523,14 +523,12 @@ def parse_vs(text: str) -> tuple[str, str, str | None]:
 
 
 def find_provider(cat: Catalog, name: str) -> Provider:
-    """A provider by id (or English/Chinese name); unknown names suggest close ones."""
-    key = normalize(name)
-    for p in cat.providers.values():
-        if key in (normalize(p.id), normalize(p.name_en), normalize(p.name_zh)):
-            return p
-    index = {normalize(p.id): p.id for p in cat.providers.values()}
-    hint = did_you_mean(suggest(name, index, {}))
-    raise UserError("cost.unknown_provider", name=name, hint=hint)
+    """A provider by id, English or Chinese name or alias (catalog/providers.py); an unknown
+    name is refused with the nearest providers, never taken for another one."""
+    from gpuwise.catalog.providers import find_id
+
+    exact = cat.providers.get(name)  # the plan asks by id, hundreds of times
+    return exact if exact is not None else cat.providers[find_id(cat.providers, name)]
 
 
 _OFFER_NAMES: dict[int, tuple[Catalog, dict[str, dict[str, Offer]]]] = {}
@@ -597,7 +595,7 @@ def resolve_rent(
             have = ", ".join(p.billing for p in offer.prices)
             raise UserError("cost.no_billing", offer=offer.instance, billing=billing, have=have)
         price = found
-    cur = provider.currency
+    cur = price.currency_of(provider)  # a quote given in USD for a CNY cloud stays USD
     src = price.source or offer.source
     label = f"{provider.id}:{offer.instance}:{price.billing}"
     when = offer_price_dates(cat, offer, price)
@@ -622,8 +620,11 @@ def resolve_rent(
             hsrc = hidden.field_sources.get(field, hidden.source)
             hd = source_dates(cat, hsrc)
             prices.append(
-                ctx.ref(f"hidden:{field}", value, cur, per, hd.published, hsrc, hd.retrieved)
-            )
+                ctx.ref(
+                    f"hidden:{field}", value, provider.currency, per, hd.published, hsrc,
+                    hd.retrieved,
+                )
+            )  # fmt: skip
     notes: list[Note] = []
     spot = None
     if price.billing == "spot":
@@ -654,7 +655,7 @@ def resolve_rent(
         price=ctx.money(price.amount, cur),
         per=price.per,
         currency=ctx.currency,
-        hidden=hidden_rates(hidden, cur, ctx),
+        hidden=hidden_rates(hidden, provider.currency, ctx),
         spot=spot,
     )
     return ResolvedRent(spec, tuple(prices), tuple(notes))

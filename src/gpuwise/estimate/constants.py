@@ -35,7 +35,12 @@ T = TypeVar("T", bound=Named)
 
 
 def _find(items: Sequence[T], name: str, what: str) -> T:
-    """Match an id or alias (case and separators ignored); unknown names list the choices."""
+    """Match an id or alias (case and separators ignored); unknown names list the choices.
+    The planner asks by exact id thousands of times a plan: that is answered before any
+    name is normalized."""
+    for item in items:
+        if item.id == name:
+            return item
     key = normalize(name)
     for item in items:
         names = [item.id, *item.aliases]

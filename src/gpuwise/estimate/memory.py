@@ -14,6 +14,7 @@ from typing import Any
 from gpuwise.catalog.schema import Gpu
 from gpuwise.estimate import activations as act
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.estimate.features import TRAINING_NOTES, feature_notes
 from gpuwise.estimate.kv import kv_cache_bytes
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
@@ -69,8 +70,16 @@ def estimate_memory(
     allocated = sum(parts.values())
     parts["allocator_reserve"] = allocated * r.engine.allocator_reserve_fraction
     parts["cuda_context"] = r.engine.cuda_context_mib * MIB
-    notes: list[tuple[str, dict[str, Any]]] = []
-    if gpu is not None and r.engine.preallocate_fraction and not req.training:
+    notes = feature_notes(req.model, r.kv.bytes_per_element, r.tp)
+    if req.training:  # a cache and its state exist only when serving
+        notes = [n for n in notes if n[0] in TRAINING_NOTES]
+    # an encoder has no KV cache for the engine to fill its preallocated pool with
+    if (
+        gpu is not None
+        and r.engine.preallocate_fraction
+        and not req.training
+        and not req.model.bidirectional
+    ):
         _fill_preallocated_pool(parts, gpu, r.engine.preallocate_fraction, notes)
     return _finish(parts, r, notes)
 

@@ -409,6 +409,10 @@ class SpeedInputs:
     expert_parallel: int = 1
     """Training a MoE: GPUs the experts are spread over; tokens travel to their experts and back
     (all-to-all) in every MoE layer, forward and backward."""
+    node_gpus: int | None = None
+    """Devices in one machine when the job spans several (a rented node, an owned server)."""
+    network_gbps_per_node: float | None = None
+    """The scale-out network of one machine (Gb/s), shared by its devices across nodes."""
 
 
 @dataclass(frozen=True)

@@ -163,8 +163,13 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
     replicas = req.gpus // r.tp
     tokens = req.batch * req.seq_len
     compute = compute_seconds(r, sc, gpu, tokens) / r.tp
-    link = sc.link(gpu, req.gpus)
+    across_nodes = bool(s.node_gpus and req.gpus > s.node_gpus and s.network_gbps_per_node)
+    link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
     link_bps = link_bandwidth_bps(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
+    if across_nodes and s.node_gpus and s.network_gbps_per_node:
+        # across machines every step's traffic leaves through the node's NICs, which its
+        # devices share (hierarchical all-reduce: NCCL rings cross the network once per node)
+        link_bps = s.network_gbps_per_node / 8 * 1e9 / s.node_gpus * link.bus_bandwidth_fraction
     ep = min(s.expert_parallel, req.gpus)
     comm = comm_bytes_per_step(r, s.model_parallel, ep) / link_bps if req.gpus > 1 else 0.0
     comm += all_to_all_seconds(r, sc, gpu, ep)

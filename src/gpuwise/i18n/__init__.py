@@ -132,8 +132,20 @@ def t(key: str, lang: Lang | None = None, **params: Any) -> str:
     texts = messages().get(key)
     if texts is None:
         return key
-    text = texts.get(lang or get_lang()) or texts.get("en", key)
-    try:
-        return text.format(**params) if params else text
-    except (KeyError, IndexError, ValueError):
-        return text
+    lang = lang or get_lang()
+    text = texts.get(lang) or texts.get("en", key)
+    with contextlib.suppress(KeyError, IndexError, ValueError):
+        text = text.format(**params) if params else text
+    return tidy_zh(text) if lang == "zh" and params else text
+
+
+_ZH_DOUBLED = (("。）", "）"), ("。。", "。"), ("，。", "。"), ("；。", "。"), ("：。", "。"))
+
+
+def tidy_zh(text: str) -> str:
+    """Chinese punctuation as a person writes it once a sentence is filled in: a filled-in
+    note that ends in 。 inside （…）, or before the template's own 。, is not doubled."""
+    for doubled, single in _ZH_DOUBLED:
+        while doubled in text:
+            text = text.replace(doubled, single)
+    return text

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from gpuwise.catalog.catalog import Catalog
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 
 class Record(NamedTuple):
@@ -37,6 +37,8 @@ class Record(NamedTuple):
     price_region: str | None
     quoted_region: str | None
     """The region the price is quoted for: the offer's own, else its provider's."""
+    currency: str | None = None
+    """The amount's currency when it is not the provider's (a quote kept as given)."""
 
 
 class ProviderInfo(NamedTuple):
@@ -48,6 +50,7 @@ class ProviderInfo(NamedTuple):
     region_kind: str
     currency: str
     public_prices: bool
+    aliases: tuple[str, ...] = ()
 
 
 class PlainRate(NamedTuple):
@@ -102,10 +105,13 @@ def build_index(cat: Catalog) -> OfferIndex:
                     o.origin,
                     o.price_region,
                     quoted,
+                    p.currency,
                 )
             )
     providers = {
-        p.id: ProviderInfo(p.id, p.name_en, p.name_zh, p.region_kind, p.currency, p.public_prices)
+        p.id: ProviderInfo(
+            p.id, p.name_en, p.name_zh, p.region_kind, p.currency, p.public_prices, tuple(p.aliases)
+        )
         for p in cat.providers.values()
     }
     rates = tuple(PlainRate(r.currency, r.rate, r.date, r.source) for r in cat.extra("rate"))
@@ -128,6 +134,10 @@ def load_index() -> OfferIndex:
     key = files.fingerprint(paths)
     cached = files.load_cached(key, kind="offers")
     if isinstance(cached, OfferIndex) and cached.version == INDEX_VERSION:
+        if cached.findings:  # a user file left out: warn as the full loader does
+            from gpuwise.catalog.catalog import warn_left_out
+
+            warn_left_out(cached.findings)
         return cached
     from gpuwise.catalog.catalog import load_catalog
 

@@ -117,13 +117,11 @@ def gpu_id(index: OfferIndex, name: str) -> str:
 
 
 def provider_id(index: OfferIndex, name: str) -> str:
-    """A provider id from its id, English or Chinese name; unknown names suggest close ones."""
-    key = normalize(name)
-    for p in index.providers.values():
-        if key in (normalize(p.id), normalize(p.name_en), normalize(p.name_zh)):
-            return p.id
-    ids = {normalize(p): p for p in index.providers}
-    raise UserError("cost.unknown_provider", name=name, hint=_hint(suggest(name, ids, {})))
+    """A provider id from its id, English or Chinese name or an alias; an unknown name is
+    refused with the nearest providers (catalog/providers.py)."""
+    from gpuwise.catalog.providers import find_id
+
+    return find_id(index.providers, name)
 
 
 def _region_filter(index: OfferIndex, region: str) -> tuple[str | None, str | None]:
@@ -173,10 +171,11 @@ def query(
         p = index.providers[r.provider]
         if (kind and p.region_kind != kind) or (region_name and not _priced_in(r, region_name)):
             continue
-        per_hour = ctx.money(r.per_hour, p.currency)
+        native = r.currency or p.currency  # a quote is kept in the currency it was given in
+        per_hour = ctx.money(r.per_hour, native)
         row = OfferRow(
             r.provider, p.name_en, p.name_zh, p.region_kind, r.instance, r.gpu, r.gpu_count,
-            r.billing, r.amount, r.per, p.currency, ctx.currency, per_hour / r.gpu_count,
+            r.billing, r.amount, r.per, native, ctx.currency, per_hour / r.gpu_count,
             per_hour, r.published, is_stale(r.published, ctx.today), r.source, r.regions,
             r.retrieved, r.origin, r.price_region,
         )  # fmt: skip

@@ -1,7 +1,7 @@
 """The user's own prices (a console price list, a reseller's quote) → catalog offers (pure).
 
-Columns (CSV header, JSON keys, or keys of `[[quote]]` tables in TOML), documented in
-docs/catalog-format.md ("Your own quotes"):
+Columns (CSV header, JSON keys, or keys of `[[quote]]` tables in TOML; read by quote_rows.py),
+documented in docs/catalog-format.md ("Your own quotes"):
 
     provider, instance, gpu, gpu_count, billing, price, per, currency, date, region, note,
     vcpu, ram_gb, provider_name
@@ -11,22 +11,29 @@ docs/catalog-format.md ("Your own quotes"):
 quoted) to nothing ("date unknown"). Chinese console headers are accepted too
 (厂商, 实例, 显卡, 卡数, 计费方式, 价格, 单位, 币种, 日期, 地域, 备注). A bad row is one error
 naming its line.
+
+What the user gives is kept as given (review 3): the provider is resolved by its names in
+either language (catalog/providers.py) and an unknown one is refused unless the user says it
+is new; the price is read by gpuwise.units with the file's decimal mark, and its currency —
+from a mark (`$8`, `8元`, `8 RMB`) or the currency column — is kept even where the provider
+usually prices in another (the caller says so; the amount is converted only where compared).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
-import json
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from gpuwise import units
 from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.names import normalize
 from gpuwise.catalog.schema_cloud import BILLINGS
 from gpuwise.errors import UserError
+from gpuwise.prices.quote_rows import read_rows  # noqa: F401  (re-exported)
+from gpuwise.separators import DecimalMark
 
 REQUIRED = ("provider", "instance", "gpu", "billing", "price")
 COLUMNS = (
@@ -41,33 +48,6 @@ COLUMNS = (
     "ram_gb",
     "provider_name",
 )
-HEADER_ALIASES = {
-    "厂商": "provider",
-    "云厂商": "provider",
-    "实例": "instance",
-    "实例规格": "instance",
-    "规格": "instance",
-    "显卡": "gpu",
-    "gpu型号": "gpu",
-    "卡数": "gpu_count",
-    "gpu数量": "gpu_count",
-    "count": "gpu_count",
-    "计费方式": "billing",
-    "付费方式": "billing",
-    "价格": "price",
-    "单价": "price",
-    "amount": "price",
-    "单位": "per",
-    "币种": "currency",
-    "日期": "date",
-    "报价日期": "date",
-    "地域": "region",
-    "区域": "region",
-    "备注": "note",
-    "cpu": "vcpu",
-    "内存": "ram_gb",
-    "memory_gb": "ram_gb",
-}
 BILLING_ALIASES = {
     "按量": "on-demand",
     "按量付费": "on-demand",
@@ -93,6 +73,7 @@ class Quote:
 
     line: int
     provider: str
+    """The catalog id it was resolved to, or a new id (`new_provider`)."""
     provider_name: str
     instance: str
     gpu: str
@@ -106,6 +87,8 @@ class Quote:
     note: str
     vcpu: float | None
     ram_gb: float | None
+    new_provider: bool = False
+    """A provider the catalog does not list, recorded on the user's word (`--new-provider`)."""
 
 
 def _where(line: int) -> str:
@@ -115,93 +98,62 @@ def _where(line: int) -> str:
     return t("prices.where_line", line=line) if line else t("prices.where_add")
 
 
-def provider_id(name: str) -> str:
-    """A provider id from a typed name ("Alibaba Cloud" → alibaba-cloud)."""
-    return _ID.sub("-", name.strip().lower()).strip("-") or "my-provider"
+def new_provider_id(name: str) -> str:
+    """An id for a provider the catalog does not list: "Friend's GPUs" → friend-s-gpus; a name
+    without Latin letters (某某算力) gets `provider-` and a short digest of the name, so two
+    such names never share an id."""
+    from gpuwise.catalog.providers import provider_key
+
+    slug = _ID.sub("-", name.strip().lower()).strip("-")
+    digest = hashlib.sha1(provider_key(name).encode("utf-8")).hexdigest()[:8]
+    return slug if slug else f"provider-{digest}"
 
 
-def _canon(column: str) -> str:
-    key = column.strip().lower().replace(" ", "_")
-    return HEADER_ALIASES.get(key, HEADER_ALIASES.get(column.strip(), key))
+def _provider(cat: Catalog, name: str, line: int, new: bool) -> tuple[str, bool]:
+    """(provider id, is new): a listed provider by any of its names; an unknown name is an
+    error with the nearest providers unless the user said it is new."""
+    from gpuwise.catalog.providers import resolve, unknown
+
+    index = _provider_index(cat)
+    found = resolve(index, name)
+    if found is not None:
+        return found, False
+    if not new:
+        err = unknown(cat.providers, index, name)
+        raise UserError("prices.unknown_provider", where=_where(line), problem=err.render())
+    return new_provider_id(name), True
 
 
-def read_rows(text: str, fmt: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line, raw row) pairs of a CSV, JSON or TOML file; a file that is none of them is an
-    error naming the format."""
-    if fmt == "csv":
-        sample = text[:4096]
-        try:
-            dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, ",\t;")
-        except csv.Error:
-            dialect = csv.excel
-        reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")), dialect=dialect)
-        out = []
-        for row in reader:
-            cleaned = {_canon(k): (v or "").strip() for k, v in row.items() if k is not None}
-            if any(cleaned.values()):
-                out.append((reader.line_num, cleaned))
-        return out
-    if fmt == "json":
-        data = json.loads(text)
-        items = data.get("quotes", data.get("offers")) if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            raise ValueError('expected a list of objects (or {"quotes": [...]})')
-        lines = _json_object_lines(text)
-        return [
-            (lines[i] if i < len(lines) else 1, {_canon(k): v for k, v in item.items()})
-            for i, item in enumerate(items)
-            if isinstance(item, dict)
-        ]
-    import tomllib
-
-    from gpuwise.catalog.sourcing import locate_line
-
-    data = tomllib.loads(text)
-    quotes = data.get("quote", [])
-    return [
-        (locate_line(text, "quote", i, None), {_canon(k): v for k, v in q.items()})
-        for i, q in enumerate(quotes)
-    ]
+_INDEXES: dict[int, tuple[Catalog, dict[str, str]]] = {}
 
 
-def _json_object_lines(text: str) -> list[int]:
-    """Line of each object opened at depth 1 or 2 (a top-level list, or a list in an object)."""
-    lines, depth, in_str, esc, line = [], 0, False, False, 1
-    top_is_list = text.lstrip().startswith("[")
-    for ch in text:
-        if ch == "\n":
-            line += 1
-        if in_str:
-            esc = not esc and ch == "\\"
-            if ch == '"' and not esc:
-                in_str = False
-            continue
-        if ch == '"':
-            in_str, esc = True, False
-        elif ch in "[{":
-            depth += 1
-            if ch == "{" and depth == (2 if top_is_list else 3):
-                lines.append(line)
-        elif ch in "]}":
-            depth -= 1
-    return lines
+def _provider_index(cat: Catalog) -> dict[str, str]:
+    """The provider-name index of a catalog, built once (an import reads thousands of rows)."""
+    from gpuwise.catalog.providers import provider_index
+
+    held = _INDEXES.get(id(cat))
+    if held is None or held[0] is not cat:
+        _INDEXES.clear()
+        held = (cat, provider_index(cat.providers.values())[0])
+        _INDEXES[id(cat)] = held
+    return held[1]
 
 
-def _number(raw: Any, column: str, line: int) -> float:
-    text = str(raw).strip().replace(",", "").replace("¥", "").replace("$", "").replace("￥", "")
-    try:
-        value = float(text)
-    except ValueError:
-        raise UserError(
-            "prices.bad_row", where=_where(line), column=column, value=str(raw)
-        ) from None
-    if not value > 0 or value != value or value == float("inf"):
+def _flag(line: int, column: str) -> str:
+    """How a units error names the cell: `line 4: price`, or `--price` for `offers add`."""
+    return f"{_where(line)}: {column}" if line else f"--{column.replace('_', '-')}"
+
+
+def _number(raw: Any, column: str, line: int, decimal: DecimalMark) -> float:
+    """A positive plain number (counts, vCPUs, GB), with the file's decimal mark."""
+    value = units.read(raw, "catalog_price", _flag(line, column), decimal).value
+    if not value > 0:
         raise UserError("prices.bad_row", where=_where(line), column=column, value=str(raw))
     return value
 
 
-def _optional_number(raw: Any, column: str, line: int) -> float | None:
-    return None if raw in (None, "") else _number(raw, column, line)
+def _optional_number(raw: Any, column: str, line: int, decimal: DecimalMark) -> float | None:
+    return None if raw in (None, "") else _number(raw, column, line, decimal)
 
 
 def _date(raw: Any, line: int) -> dt.date | None:
@@ -213,9 +165,7 @@ def _date(raw: Any, line: int) -> dt.date | None:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise UserError(
-            "prices.bad_row", where=_where(line), column="date", value=str(raw)
-        ) from None
+        raise UserError("prices.bad_quote_date", where=_where(line), value=str(raw)) from None
 
 
 def _choice(
@@ -234,81 +184,111 @@ def _choice(
     return value
 
 
-def quote_from_row(cat: Catalog, line: int, row: dict[str, Any], today: dt.date) -> Quote:
-    """Validate one row: required columns, a known GPU, a billing mode, positive numbers."""
+def quote_from_row(
+    cat: Catalog,
+    line: int,
+    row: dict[str, Any],
+    today: dt.date,
+    decimal: DecimalMark = ".",
+    new_provider: bool = False,
+) -> Quote:
+    """Validate one row: required columns, a known provider and GPU, a billing mode, a price
+    with its currency and period as written, positive numbers, a date not in the future."""
     for column in REQUIRED:
         if row.get(column) in (None, ""):
             raise UserError("prices.missing_column", where=_where(line), column=column)
+    _no_formulas(row, line)
     gpu_name = str(row["gpu"])
     gid = cat.gpu_index.get(normalize(gpu_name))
     if gid is None:
         raise UserError("prices.bad_gpu", where=_where(line), value=gpu_name)
     billing = _choice(row["billing"], "billing", line, BILLING_ALIASES, BILLINGS)
-    default_per = {"monthly": "month", "yearly": "year"}.get(billing, "hour")  # 包月 1100: a month
-    per = _choice(
-        row.get("per") or default_per, "per", line, PER_ALIASES, ("hour", "month", "year")
-    )
+    price, currency, per = _price(row, line, billing, decimal)
     date = _date(row.get("date"), line)
     if date is not None and date > today:
         raise UserError("prices.future_date", where=_where(line), value=date.isoformat())
-    currency = str(row["currency"]).strip().upper() if row.get("currency") else None
-    if currency is not None and currency not in ("CNY", "USD", "EUR"):
-        raise UserError(
-            "prices.bad_choice",
-            where=_where(line),
-            column="currency",
-            value=currency,
-            choices="CNY, USD, EUR",
-        )
-    name = str(row.get("provider_name") or row["provider"]).strip()
+    typed = str(row["provider"]).strip()
+    pid, is_new = _provider(cat, typed, line, new_provider)
     return Quote(
         line=line,
-        provider=provider_id(str(row["provider"])),
-        provider_name=name,
+        provider=pid,
+        provider_name=str(row.get("provider_name") or typed).strip(),
         instance=str(row["instance"]).strip(),
         gpu=gid,
-        gpu_count=_optional_number(row.get("gpu_count"), "gpu_count", line) or 1.0,
+        gpu_count=_optional_number(row.get("gpu_count"), "gpu_count", line, decimal) or 1.0,
         billing=billing,
-        price=_number(row["price"], "price", line),
+        price=price,
         per=per,
         currency=currency,
         date=date,
         region=str(row["region"]).strip() if row.get("region") else None,
         note=str(row.get("note") or "").strip(),
-        vcpu=_optional_number(row.get("vcpu"), "vcpu", line),
-        ram_gb=_optional_number(row.get("ram_gb"), "ram_gb", line),
+        vcpu=_optional_number(row.get("vcpu"), "vcpu", line, decimal),
+        ram_gb=_optional_number(row.get("ram_gb"), "ram_gb", line, decimal),
+        new_provider=is_new,
     )
 
 
-def resolve_provider(cat: Catalog, q: Quote) -> str:
-    """The catalog's id for a typed provider name (id, English or Chinese name), else the
-    quote's own id (a provider the catalog does not know: a reseller)."""
-    key = normalize(q.provider_name)
-    for p in cat.providers.values():
-        if key in (normalize(p.id), normalize(p.name_en), normalize(p.name_zh)):
-            return p.id
-    return q.provider
+_FORMULA = re.compile(r"^\s*(=|@|[+\-][^\d\s.,])")
+"""A cell a spreadsheet would run (`=cmd|' /c calc'!A1`, `@SUM(…)`, `+A1`): a copied formula,
+not a name."""
 
 
-def check_currency(cat: Catalog, pid: str, q: Quote) -> str:
-    """A quote is in its provider's currency (the catalog stores one currency per provider)."""
-    known = cat.providers.get(pid)
-    if known is None:
-        return q.currency or "CNY"
-    if q.currency and q.currency != known.currency:
+def _no_formulas(row: dict[str, Any], line: int) -> None:
+    """Text columns holding a spreadsheet formula are refused (review 3, map-formula: one was
+    stored as a provider name): the sheet was exported with formulas instead of values."""
+    for column in ("provider", "provider_name", "instance", "region", "note"):
+        value = row.get(column)
+        if isinstance(value, str) and _FORMULA.match(value):
+            raise UserError("prices.formula", where=_where(line), column=column, value=value)
+
+
+def _price(
+    row: dict[str, Any], line: int, billing: str, decimal: DecimalMark
+) -> tuple[float, str | None, str]:
+    """(amount, currency or None, period): the price cell read by gpuwise.units (`$8`,
+    `8 USD/h`, `1500元`, `1 500,00`), agreeing with the currency and per columns when given."""
+    raw = row["price"]
+    parsed = units.read(raw, "quote_price", _flag(line, "price"), decimal)
+    column = str(row["currency"]).strip().upper() if row.get("currency") else None
+    if column is not None and column not in ("CNY", "USD", "EUR"):
         raise UserError(
-            "prices.currency_mismatch",
-            where=_where(q.line),
-            provider=pid,
-            currency=q.currency,
-            expected=known.currency,
+            "prices.bad_choice",
+            where=_where(line),
+            column="currency",
+            value=column,
+            choices="CNY, USD, EUR",
         )
-    return known.currency
+    if parsed.currency and column and parsed.currency != column:
+        raise UserError(
+            "prices.two_currencies", where=_where(line), value=str(raw), typed=parsed.currency,
+            given=column,
+        )  # fmt: skip
+    default_per = {"monthly": "month", "yearly": "year"}.get(billing, "hour")  # 包月 1100: a month
+    given_per = row.get("per")
+    per = _choice(
+        given_per or parsed.per or default_per, "per", line, PER_ALIASES, ("hour", "month", "year")
+    )
+    if given_per and parsed.per and parsed.per != per:
+        raise UserError(
+            "prices.two_periods", where=_where(line), value=str(raw), typed=parsed.per, given=per
+        )
+    return parsed.value, parsed.currency or column, per
 
 
-def offers_of(quotes: list[Quote], source_id: str) -> list[dict[str, Any]]:
+def provider_currency(cat: Catalog, pid: str, quotes: list[Quote]) -> str:
+    """The currency a provider usually prices in: the catalog's, or for a new provider the
+    currency of its first quote (CNY when none is given)."""
+    known = cat.providers.get(pid)
+    if known is not None:
+        return str(known.currency)
+    return next((q.currency for q in quotes if q.currency), "CNY")
+
+
+def offers_of(quotes: list[Quote], source_id: str, currency: str = "CNY") -> list[dict[str, Any]]:
     """Offer tables: rows of one instance (and region) become one offer with several prices;
-    the same billing twice for one instance is an error naming both lines."""
+    the same billing twice for one instance is an error naming both lines. A price in another
+    currency than the provider's (`currency`) says its own."""
     offers: dict[tuple[str, str | None], dict[str, Any]] = {}
     seen: dict[tuple[str, str | None, str], int] = {}
     for q in quotes:
@@ -344,6 +324,7 @@ def offers_of(quotes: list[Quote], source_id: str) -> list[dict[str, Any]]:
                 "per": q.per,
                 "published": q.date,
                 "note": q.note or None,
+                "currency": q.currency if q.currency not in (None, currency) else None,
             }
         )
     return list(offers.values())

@@ -80,7 +80,6 @@ def commit(feed: str, docs: dict[str, str]) -> list[Path]:
     leaving the previous files in place.
     """
     from gpuwise.catalog import catalog as C
-    from gpuwise.catalog import load as L
 
     stage = root() / "work" / f"stage-{feed}"
     shutil.rmtree(stage, ignore_errors=True)
@@ -91,8 +90,9 @@ def commit(feed: str, docs: dict[str, str]) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         staged.append(path)
     others = [p for p in F.feed_files() if not p.name.startswith(f"{feed}-")]
-    files = F.builtin_files() + others + staged + F.override_files()
-    C.build(L.read_files(files), files)  # CatalogError: the previous files stay
+    overrides = F.override_files()  # a broken override of the user's is skipped, not blamed
+    files = F.builtin_files() + others + staged + overrides
+    C.build_skipping(files, others + overrides)  # CatalogError: the previous files stay
     old = set(feed_files(feed))
     out = []
     for path in staged:

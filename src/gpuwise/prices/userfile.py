@@ -4,7 +4,9 @@
 its first line); each change is checked with the whole catalog first, the previous version is
 kept as `.bak`, and the new one is written atomically. A file of that name that gpuwise did not
 write is refused. `offers import` writes a new file per import and provider and never
-replaces an existing one.
+replaces an existing one. A folder that cannot be written (read-only, not a folder) is one
+line naming it, never a PermissionError; an error found while checking names the file the
+quote is for, never the temporary file it was checked in.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import tomllib
 from gpuwise.catalog import files as F
 from gpuwise.catalog.catalog import Catalog
 from gpuwise.errors import CatalogError, UserError
-from gpuwise.prices.quotes import Quote, check_currency, offers_of, resolve_provider
+from gpuwise.prices.quotes import Quote, offers_of, provider_currency
 from gpuwise.prices.tomlw import document
 
 MANAGED = "gpuwise-managed quotes"
@@ -43,12 +45,10 @@ def _provider_table(cat: Catalog, pid: str, quotes: list[Quote], sid: str) -> di
     known = cat.providers.get(pid)
     if known is not None and not known.source.startswith("quote-"):
         return {"id": pid, "source": known.source}  # a catalog provider: its own source stays
-    currency: str
+    currency = provider_currency(cat, pid, quotes)
     if known is not None:  # defined by another of the user's files: restate it whole
-        names, currency = (known.name_en, known.name_zh), str(known.currency)
-        kind = known.region_kind
+        names, kind = (known.name_en, known.name_zh), known.region_kind
     else:
-        currency = check_currency(cat, pid, quotes[0])
         names = (quotes[0].provider_name, quotes[0].provider_name)
         kind = "cn" if currency == "CNY" else "global"
     return {
@@ -61,45 +61,63 @@ def _provider_table(cat: Catalog, pid: str, quotes: list[Quote], sid: str) -> di
     }
 
 
-def by_provider(cat: Catalog, quotes: list[Quote]) -> dict[str, list[Quote]]:
-    """Quotes grouped by the catalog provider they belong to (currency checked)."""
+def by_provider(quotes: list[Quote]) -> dict[str, list[Quote]]:
+    """Quotes grouped by the provider each was resolved to (quotes.quote_from_row)."""
     out: dict[str, list[Quote]] = {}
     for q in quotes:
-        pid = resolve_provider(cat, q)
-        check_currency(cat, pid, q)
-        out.setdefault(pid, []).append(q)
+        out.setdefault(q.provider, []).append(q)
     return out
+
+
+def _writable(folder: Path) -> None:
+    """The override folder exists (made if needed) and can be written, else one UserError."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            "prices.cannot_write", path=str(folder), problem=exc.strerror or str(exc)
+        ) from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError("prices.cannot_write", path=str(folder), problem=os.strerror(13))
 
 
 def _validate(text: str, name: str) -> None:
     """Build the catalog with the new file in place of `name`; CatalogError → one UserError."""
     from gpuwise.catalog import catalog as C
-    from gpuwise.catalog import load as L
 
     folder = F.override_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    _writable(folder)
     probe = folder / f".{name}.{os.getpid()}.check"
-    probe.write_text(text, encoding="utf-8")
+    probe_toml = probe.with_suffix(".toml")
     try:
-        probe_toml = probe.with_suffix(".toml")
+        probe.write_text(text, encoding="utf-8")
         probe.replace(probe_toml)
         others = [p for p in F.override_files() if p.name != name and p != probe_toml]
-        files = F.builtin_files() + F.feed_files() + others + [probe_toml]
-        C.build(L.read_files(files), files)
+        feeds = F.feed_files()  # a broken feed or other override never blocks a quote
+        C.build_skipping(F.builtin_files() + feeds + others + [probe_toml], feeds + others)
     except CatalogError as exc:
+        if exc.params.get("file") == str(probe_toml):  # name the file the quote is for
+            exc = CatalogError(exc.key, **{**exc.params, "file": str(folder / name)})
         raise UserError("prices.quote_invalid", problem=exc.render()) from exc
+    except OSError as exc:
+        raise UserError(
+            "prices.cannot_write", path=str(folder), problem=exc.strerror or str(exc)
+        ) from exc
     finally:
         probe.unlink(missing_ok=True)
-        probe.with_suffix(".toml").unlink(missing_ok=True)
+        probe_toml.unlink(missing_ok=True)
 
 
-def write_import(cat: Catalog, quotes: list[Quote], origin: Path, now: dt.datetime) -> list[Path]:
-    """One new file per provider: `import-<file stem>-<provider>-<time>.toml`."""
+def write_import(
+    cat: Catalog, quotes: list[Quote], origin: Path, now: dt.datetime
+) -> list[tuple[Path, int]]:
+    """One new file per provider, `import-<file stem>-<provider>-<time>.toml`, with the number
+    of quotes each holds."""
     stamp = now.strftime("%Y%m%d-%H%M%S")
     folder = F.override_dir()
     written = []
     plans = []
-    for pid, qs in sorted(by_provider(cat, quotes).items()):
+    for pid, qs in sorted(by_provider(quotes).items()):
         name = _free_name(folder, f"import-{_safe(origin.stem)}-{pid}-{stamp}")
         tag = name.removesuffix(".toml").lower()  # unique like the file name
         sid, src = _source(pid, tag, origin.resolve().as_uri(), now.date(), origin.name)
@@ -108,21 +126,26 @@ def write_import(cat: Catalog, quotes: list[Quote], origin: Path, now: dt.dateti
             "Your own prices: gpuwise never rewrites this file.",
             {sid: src},
             _provider_table(cat, pid, qs, sid),
-            offers_of(qs, sid),
+            offers_of(qs, sid, provider_currency(cat, pid, qs)),
         )
         _validate(text, name)
-        plans.append((folder / name, text))
-    for path, text in plans:
-        with path.open("x", encoding="utf-8") as fh:  # never replaces a file
-            fh.write(text)
-        written.append(path)
+        plans.append((folder / name, text, len(qs)))
+    for path, text, count in plans:
+        try:
+            with path.open("x", encoding="utf-8") as fh:  # never replaces a file
+                fh.write(text)
+        except OSError as exc:
+            raise UserError(
+                "prices.cannot_write", path=str(path), problem=exc.strerror or str(exc)
+            ) from exc
+        written.append((path, count))
     return written
 
 
-def add_quote(cat: Catalog, quote: Quote, now: dt.datetime) -> Path:
-    """Add one quote to the provider's managed file (backup kept, written atomically)."""
-    pid = resolve_provider(cat, quote)
-    check_currency(cat, pid, quote)
+def add_quote(cat: Catalog, quote: Quote, now: dt.datetime) -> tuple[Path, bool]:
+    """Add one quote to the provider's managed file (backup kept, written atomically); also
+    says whether a previous version was kept as `.bak` (none on the first add)."""
+    pid = quote.provider
     folder = F.override_dir()
     path = folder / f"quotes-{pid}.toml"
     quotes = [*_managed_quotes(path), quote]
@@ -134,16 +157,22 @@ def add_quote(cat: Catalog, quote: Quote, now: dt.datetime) -> Path:
         f"Last change {now:%Y-%m-%d %H:%M}.",
         {sid: src},
         _provider_table(cat, pid, quotes, sid),
-        offers_of(quotes, sid),
+        offers_of(quotes, sid, provider_currency(cat, pid, quotes)),
     )
     _validate(text, path.name)
-    if path.exists():
-        bak = path.with_name(path.name + ".bak")
-        bak.write_bytes(path.read_bytes())
+    kept = path.exists()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    try:
+        if kept:
+            path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UserError(
+            "prices.cannot_write", path=str(path), problem=exc.strerror or str(exc)
+        ) from exc
+    return path, kept
 
 
 def _managed_quotes(path: Path) -> list[Quote]:
@@ -170,7 +199,7 @@ def _managed_quotes(path: Path) -> list[Quote]:
                     billing=p["billing"],
                     price=float(p["amount"]),
                     per=p.get("per", "hour"),
-                    currency=provider.get("currency"),
+                    currency=p.get("currency") or provider.get("currency"),
                     date=p.get("published"),
                     region=offer.get("price_region"),
                     note=p.get("note", ""),

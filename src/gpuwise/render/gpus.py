@@ -77,8 +77,13 @@ def gpu_detail(d: dict[str, Any]) -> Table:
     ]
     if d["export_note"]:
         rows.append(("col.export_note", d["export_note"]))
+    if d.get("modified"):
+        rows.append(("col.modified", t("gpus.modified_yes")))
+    if d.get("unpriced_reason"):
+        rows.append(("col.unpriced_reason", d["unpriced_reason"]))
     for p in d["prices"]:
-        rows.append((f"price.{p['kind']}", f"{p['amount']:,.0f} {p['currency']} ({p['date']})"))
+        date = p["date"] or t("cost.undated")
+        rows.append((f"price.{p['kind']}", f"{p['amount']:,.0f} {p['currency']} ({date})"))
     for s in d["sources"]:
         rows.append(("col.source", f"{s['url']} ({s['retrieved']})"))
     for key, value in rows:

@@ -14,8 +14,10 @@ from gpuwise.render.out import fmt_num
 
 def _attention(m: dict[str, Any]) -> str:
     """MHA / GQA / MQA / MLA, with the sliding window if any."""
+    if m.get("bidirectional"):
+        return "encoder"
     if m["mla"]:
-        return "MLA"
+        return "MLA + DSA" if m.get("sparse_attention") else "MLA"
     if m.get("kv_layers") == 0:
         return "SSM"
     heads, kv = m["heads"], m["kv_heads"]
@@ -24,6 +26,9 @@ def _attention(m: dict[str, Any]) -> str:
         kind += f" + SWA {m['sliding_window']}"
     if m.get("ssm"):
         kind += " + SSM"
+    lin = m.get("linear_attention")
+    if lin:
+        kind += f" + {lin['kind']} ×{lin['layers']}"
     return kind
 
 
@@ -82,6 +87,10 @@ def model_detail(d: dict[str, Any]) -> Table:
         "gguf_file_type",
         "kv_layers",
         "ssm",
+        "linear_attention",
+        "sparse_attention",
+        "vision_params_b",
+        "task",
         "weight_dtype",
         "weight_bytes_exact",
     )
@@ -89,6 +98,10 @@ def model_detail(d: dict[str, Any]) -> Table:
         value = d.get(key)
         if value is None or (key == "kv_layers" and value == d["layers"]):
             continue
+        if key == "task":
+            if value == "generate":
+                continue
+            value = t(f"model.task.{value}")
         if isinstance(value, dict):
             value = ", ".join(f"{k}={v}" for k, v in value.items())
         elif isinstance(value, float):

@@ -35,6 +35,9 @@ def _speed_cell(o: dict[str, Any], training: bool) -> str:
 def _hardware(o: dict[str, Any]) -> str:
     """'rtx-4090×2', or 'atlas-300i-duo×1 (2 devices)' for multi-chip cards."""
     text = f"{o['gpu']}×{o['count']}"
+    machines = o.get("machines", 1)
+    if machines > 1:
+        return t("plan.machines", hardware=text, n=machines, devices=o["devices"])
     if o.get("devices", o["count"]) != o["count"]:
         text += " " + t("plan.devices", n=o["devices"])
     return text

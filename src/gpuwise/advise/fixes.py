@@ -1,0 +1,225 @@
+"""What would make an impossible plan possible, each answer computed by planning again.
+
+A suggestion is a change to the scenario (a `patch` with the scenario's own keys) and what the
+plan gives once that change is made: its first option and that option's real total. Nothing is
+guessed: a change that does not produce a ranked option is not suggested, a budget is never
+quoted below the user's, more GPUs are offered only when the plan with them uses more than the
+scenario allows today, and a smaller model only when one of its family runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gpuwise.advise.evaluate import Option
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog import Catalog
+from gpuwise.errors import UserError
+
+if TYPE_CHECKING:
+    from gpuwise.advise.plan import Plan
+
+Fired = tuple[str, dict[str, Any]]
+MORE_GPUS = (64, 512)
+"""Device limits tried for "allow more GPUs": a few racks, then a cluster (two plans at most)."""
+SIBLINGS_TRIED = 3
+"""Smaller models of the same family tried, largest first, each at most half the last."""
+
+
+@dataclass(frozen=True)
+class Replan:
+    """Plans the scenario again with a change (the catalog and date of the first plan)."""
+
+    cat: Catalog
+    today: dt.date
+    cny_per_usd: float | None
+
+    def __call__(self, s: Scenario, patch: dict[str, Any]) -> Plan:
+        from gpuwise.advise.plan import make_plan
+
+        return make_plan(self.cat, apply_patch(s, patch), self.today, self.cny_per_usd, fixes=False)
+
+
+def apply_patch(s: Scenario, patch: dict[str, Any]) -> Scenario:
+    """The scenario with `patch` applied (`workload` keys nested, as in a scenario file).
+    Only the keys the user set are carried over: a default (the frameworks a job runs on) must
+    stay a default, or the new plan would read it as the user's choice."""
+    data = s.model_dump(exclude_unset=True)
+    for key, value in patch.items():
+        if key == "workload":
+            data["workload"] = {**data.get("workload", {}), **value}
+        else:
+            data[key] = value
+    return Scenario.model_validate(data)
+
+
+def patch_text(patch: dict[str, Any]) -> str:
+    """The change as a scenario file would say it: `workload.mode: qlora, max_gpus: 64`."""
+    parts = []
+    for key, value in patch.items():
+        if isinstance(value, dict) and key == "workload":
+            parts += [f"workload.{k}: {_yaml(v)}" for k, v in value.items()]
+        else:
+            parts.append(f"{key}: {_yaml(value)}")
+    return ", ".join(parts)
+
+
+def _yaml(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_yaml(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _spend(s: Scenario, o: Option) -> float:
+    return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
+
+
+def _quote(key: str, patch: dict[str, Any], plan: Plan, **params: Any) -> Fired:
+    """A suggestion with the plan it gives: first option, its total, the change to make."""
+    from gpuwise.advise.fired import _label, money
+
+    best = plan.options[0]
+    return (
+        key,
+        {
+            **params,
+            "patch": patch,
+            "change": patch_text(patch),
+            "option": _label(best),
+            "total_value": round(best.cost.total, 2),
+            "total": money(best.cost.total, plan.currency),
+        },
+    )
+
+
+def _budget(s: Scenario, plan: Plan, replan: Replan) -> list[Fired]:
+    relaxed = replan(s, {"budget": None})
+    if not relaxed.options or s.budget is None:
+        return []
+    amount = math.ceil(_spend(s, relaxed.options[0]))
+    if s.budget.currency == plan.currency and amount <= s.budget.amount:
+        return []  # another limit blocks too: a budget would not be the fix
+    budget = {"amount": amount, "currency": plan.currency, "per": s.budget.per}
+    again = replan(s, {"budget": budget})
+    if not again.options:
+        return []
+    from gpuwise.advise.fired import money
+
+    amount_text = money(amount, plan.currency)
+    return [_quote("plan.fix_budget", {"budget": budget}, again, amount=amount_text)]
+
+
+def _deadline(s: Scenario, replan: Replan) -> list[Fired]:
+    relaxed = replan(s, {"deadline_days": None})
+    timed = [o for o in relaxed.options if o.time_hours]
+    if not timed:
+        return []
+    days = math.ceil(min(o.time_hours or 0.0 for o in timed) / 24 * 10) / 10
+    again = replan(s, {"deadline_days": days})
+    if not again.options:
+        return []
+    return [_quote("plan.fix_deadline", {"deadline_days": days}, again, days=days)]
+
+
+def _throughput(s: Scenario, replan: Replan) -> list[Fired]:
+    relaxed = replan(s, {"workload": {"target_tokens_per_s": None}})
+    speeds = [o.sized.tokens_per_s for o in relaxed.options if o.sized.speed_known]
+    if not speeds:
+        return []
+    target = math.floor(max(speeds))
+    patch = {"workload": {"target_tokens_per_s": target}}
+    again = replan(s, patch)
+    return [_quote("plan.fix_throughput", patch, again, tps=target)] if again.options else []
+
+
+def _more_gpus(s: Scenario, replan: Replan) -> list[Fired]:
+    for limit in MORE_GPUS:
+        if limit <= s.max_gpus:
+            continue
+        again = replan(s, {"max_gpus": limit})
+        if again.options and again.options[0].candidate.count > s.max_gpus:
+            n = again.options[0].candidate.count
+            patch = {"max_gpus": n}
+            exact = replan(s, patch)
+            if exact.options:
+                return [_quote("plan.fix_more_gpus", patch, exact, n=n, max=s.max_gpus)]
+    return []
+
+
+def _smaller_model(cat: Catalog, s: Scenario, replan: Replan) -> list[Fired]:
+    from gpuwise.catalog.local import resolve_model
+
+    try:
+        model = resolve_model(cat, s.workload.model)
+    except UserError:  # a model the catalog cannot read has no siblings
+        return []
+    siblings = sorted(
+        (m for m in cat.models if m.family == model.family and m.params_b < model.params_b),
+        key=lambda m: -m.params_b,
+    )
+    tried: list[Any] = []
+    for m in siblings:  # one per size class, each at most half the last tried
+        if tried and m.params_b > tried[-1].params_b / 2:
+            continue
+        tried.append(m)
+        if len(tried) > SIBLINGS_TRIED:
+            break
+        patch = {"workload": {"model": m.id}}
+        again = replan(s, patch)
+        if again.options:
+            return [_quote("plan.fix_smaller_model", patch, again, model=m.id)]
+    return []
+
+
+def _simple(key: str, patch: dict[str, Any]) -> Callable[[Scenario, Replan], list[Fired]]:
+    def fix(s: Scenario, replan: Replan) -> list[Fired]:
+        again = replan(s, patch)
+        return [_quote(key, patch, again)] if again.options else []
+
+    return fix
+
+
+def _relaxations(s: Scenario) -> list[Callable[[Scenario, Replan], list[Fired]]]:
+    w = s.workload
+    out = []
+    if w.kind == "train" and w.mode != "qlora":
+        out.append(_simple("plan.fix_qlora", {"workload": {"mode": "qlora"}}))
+    if w.kind != "train" and w.quant:
+        out.append(_simple("plan.fix_quant", {"workload": {"quant": None}}))
+    if not s.data_may_leave:
+        out.append(_simple("plan.fix_data_may_leave", {"data_may_leave": True}))
+    if s.domestic_only:
+        out.append(_simple("plan.fix_domestic", {"domestic_only": False}))
+    return out
+
+
+def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan, replan: Replan) -> list[Fired]:
+    """Changes that give a ranked option, each with the option and total it gives."""
+    from gpuwise.advise.fired import _label
+    from gpuwise.advise.reasons import message
+
+    out: list[Fired] = []
+    if plan.unchecked:
+        first = plan.unchecked[0]
+        missing = ", ".join(dict.fromkeys(message(k, p) for k, p in first.unchecked))
+        out.append(("plan.fix_unchecked", {"option": _label(first), "missing": missing}))
+    blockers = {key for o in plan.infeasible for key, _ in o.blockers}
+    if "plan.block_budget" in blockers:
+        out += _budget(s, plan, replan)
+    if "plan.block_deadline" in blockers or "plan.block_hours" in blockers:
+        out += _deadline(s, replan) if s.deadline_days else []
+    if "plan.block_throughput" in blockers:
+        out += _throughput(s, replan)
+    for fix in _relaxations(s):
+        out += fix(s, replan)
+    out += _more_gpus(s, replan)
+    out += _smaller_model(cat, s, replan)
+    return out

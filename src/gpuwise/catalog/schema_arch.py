@@ -1,0 +1,129 @@
+"""Architecture features of the 2025–26 open models that a Llama-shaped description cannot hold.
+
+Each changes what memory a served model needs, so each has its own typed table instead of an
+approximation by the nearest dense shape:
+
+- `LinearAttention`: hybrids whose linear-attention layers (Gated DeltaNet in Qwen3-Next and
+  Qwen3.5, lightning attention in MiniMax-M1) keep a fixed recurrent state per sequence; only
+  their full-attention layers (`LlmModel.attention_layers`) grow a KV cache with the context.
+- `SparseAttention`: DeepSeek Sparse Attention (V3.2, GLM-5): a lightning indexer keeps one more
+  key per cached token and selects the `top_k` tokens each query attends to. The cache still
+  holds every token; the attention compute does not grow past `top_k`.
+- `GlobalAttention`: models whose full-attention layers differ from their sliding-window layers
+  (Gemma 4: fewer, wider K/V heads in the global layers, K and V from one projection).
+- `Vision`: the image encoder of a vision-language model (its parameters are weights on the GPU;
+  the memory images take is not modelled, and estimates say so).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+
+
+LinearKind = Literal["gated-deltanet", "lightning"]
+
+
+class LinearAttention(_Strict):
+    """Linear-attention layers of a hybrid model and the state each keeps per sequence.
+
+    Gated DeltaNet (Yang et al. 2024, arXiv 2412.06464; the Qwen3-Next/Qwen3.5 layer): q and k
+    of `key_heads` × `key_head_dim`, v and an output gate z of `value_heads` × `value_head_dim`,
+    per-head decay and beta projections, a short causal conv of `conv_kernel` taps over q, k, v,
+    a gated RMSNorm and the output projection. Its state per value head is a key_head_dim ×
+    value_head_dim matrix, plus the conv's last (conv_kernel − 1) inputs.
+
+    Lightning attention (MiniMax-01, arXiv 2501.08313; MiniMax-M1): fused q/k/v, a sigmoid output
+    gate, a norm and the output projection; each head keeps a head_dim × head_dim state, no conv.
+    """
+
+    kind: LinearKind
+    layers: PositiveInt
+    key_heads: PositiveInt
+    value_heads: PositiveInt
+    key_head_dim: PositiveInt
+    value_head_dim: PositiveInt
+    conv_kernel: int = Field(default=0, ge=0)
+
+    def conv_channels(self) -> int:
+        """Channels the short convolution runs over (q, k and v), 0 without one."""
+        if not self.conv_kernel:
+            return 0
+        return 2 * self.key_heads * self.key_head_dim + self.value_heads * self.value_head_dim
+
+    def state_elements(self) -> int:
+        """Elements one layer keeps per sequence: the recurrent matrices plus the conv window."""
+        recurrent = self.value_heads * self.key_head_dim * self.value_head_dim
+        return recurrent + self.conv_channels() * max(self.conv_kernel - 1, 0)
+
+    def params_per_layer(self, hidden: int) -> int:
+        """Weights of one linear-attention mixer (without the block's pre-norm)."""
+        qk = self.key_heads * self.key_head_dim
+        v = self.value_heads * self.value_head_dim
+        if self.kind == "gated-deltanet":
+            in_proj = hidden * (2 * qk + 2 * v) + hidden * 2 * self.value_heads  # qkvz, b and a
+            conv = self.conv_channels() * self.conv_kernel
+            per_head = 2 * self.value_heads  # A_log and dt_bias
+            return in_proj + conv + per_head + self.value_head_dim + v * hidden
+        return hidden * (2 * qk + v) + hidden * v + v + v * hidden  # qkv, gate, norm, out
+
+
+class SparseAttention(_Strict):
+    """DeepSeek Sparse Attention (DSA; DeepSeek-V3.2-Exp report, 2025-09): per layer a lightning
+    indexer of `index_heads` × `index_head_dim` queries (from the MLA query latent), one shared
+    index key per token, and per-head weights; each query attends to the `top_k` tokens the
+    indexer scores highest."""
+
+    kind: Literal["dsa"] = "dsa"
+    index_heads: PositiveInt
+    index_head_dim: PositiveInt
+    top_k: PositiveInt
+
+    def params_per_layer(self, hidden: int, q_lora_rank: int) -> int:
+        """wq_b (from the query latent, or the hidden state without one), wk with its LayerNorm,
+        and the per-head weight projection."""
+        q_in = q_lora_rank or hidden
+        width = self.index_heads * self.index_head_dim
+        return (
+            q_in * width
+            + hidden * self.index_head_dim
+            + 2 * self.index_head_dim
+            + (hidden * self.index_heads)
+        )
+
+
+class GlobalAttention(_Strict):
+    """The shape of the full-attention layers where it differs from the sliding-window layers
+    (Gemma 4: 2–4 K/V heads of 512 in the global layers against 8–16 of 256 in the local ones).
+
+    `shared_kv_projection`: K and V come from one projection (Gemma 4's attention_k_eq_v), so
+    the layer has no v_proj. The cache is still counted as separate K and V (the values are
+    normed without RoPE, the keys rotated), which is what engines store.
+    """
+
+    kv_heads: PositiveInt
+    head_dim: PositiveInt
+    shared_kv_projection: bool = False
+
+    def kv_elements_per_token(self, tp: int = 1) -> float:
+        """K and V elements one global layer stores per token on one GPU."""
+        return 2.0 * max(1, -(-self.kv_heads // tp)) * self.head_dim
+
+    def params(self, hidden: int, heads: int, qk_norm: bool) -> int:
+        """q, k, (v,) o projections of one global layer and its q/k norms."""
+        q = heads * self.head_dim
+        kv = self.kv_heads * self.head_dim * (1 if self.shared_kv_projection else 2)
+        return hidden * q + hidden * kv + q * hidden + (2 * self.head_dim if qk_norm else 0)
+
+
+class Vision(_Strict):
+    """The image encoder (and its projector into the language model) of a vision-language
+    model, as a parameter count: what it adds to the weights on the GPU."""
+
+    params_b: PositiveFloat
+    """Billions of parameters of the vision tower and projector."""
