@@ -36,7 +36,7 @@ COMMANDS = [
         "--count",
         "2",
         "--vs",
-        "runpod:1x-A100-80GB-PCIe:spot",
+        "runpod:1x_A100-80GB_SECURE:spot",
         "--hours-per-day",
         "4",
         "--months",
@@ -48,9 +48,12 @@ COMMANDS = [
 
 
 def time_command(args: list[str], runs: int) -> list[float]:
-    """Wall seconds of `gpuwise ARGS` over `runs` fresh processes (any exit code: doctor
-    exits 1 when it finds an error, which is a result, not a failure to run)."""
-    subprocess.run([str(BIN), *args], capture_output=True, check=False, env=ENV)
+    """Wall seconds of `gpuwise ARGS` over `runs` fresh processes (exit 0, or 1 for doctor,
+    which exits 1 when it finds an error: a result, not a failure to run). Any other exit code
+    stops the script: the README's `cost` example once failed, and its figure timed the error."""
+    warm = subprocess.run([str(BIN), *args], capture_output=True, check=False, env=ENV)
+    if warm.returncode not in ((0, 1) if args[:1] == ["doctor"] else (0,)):
+        raise SystemExit(f"gpuwise {' '.join(args)} exited {warm.returncode}: {warm.stderr!r}")
     out = []
     for _ in range(runs):
         start = time.perf_counter()

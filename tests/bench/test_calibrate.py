@@ -10,10 +10,10 @@ import pytest
 
 from gpuwise.catalog import files as F
 
-EST = ("estimate", "llama3.1:8b", "--gpu", "h200", "--mode", "inference", "--json")
+EST = ("estimate", "llama-3.1-8b", "--gpu", "h200", "--mode", "inference", "--json")
 TRAIN = (
     "estimate",
-    "llama3.1:8b",
+    "llama-3.1-8b",
     "--gpu",
     "h200",
     "--mode",
@@ -86,9 +86,9 @@ def test_round_trip_moves_estimate_to_the_measurement(cli: Any, tmp_path: Path) 
     train_after = cli(*TRAIN).json()["speed"]
     assert train_after["factors"]["mfu"] < train_before["factors"]["mfu"]  # 0.607 < 0.80 ceiling
 
-    table = cli("estimate", "llama3.1:8b", "--gpu", "h200", "--mode", "inference")
+    table = cli("estimate", "llama-3.1-8b", "--gpu", "h200", "--mode", "inference")
     assert "your bench of" in table.out
-    other = cli("estimate", "llama3.1:8b", "--gpu", "h100-sxm", "--mode", "inference", "--json")
+    other = cli("estimate", "llama-3.1-8b", "--gpu", "h100-sxm", "--mode", "inference", "--json")
     assert not any(s.startswith("measured-") for s in other.json()["speed"]["factors"]["sources"])
 
     shown = cli("calibrate", "--show", "--json").json()

@@ -11,7 +11,7 @@ from gpuwise.monitor.model import GpuReading, Sample
 from gpuwise.monitor.paths import store_path
 from gpuwise.monitor.store import ProcRow, RunStore
 
-EST = ("estimate", "llama3.1:8b", "--gpu", "h200", "--mode", "inference", "--json")
+EST = ("estimate", "llama-3.1-8b", "--gpu", "h200", "--mode", "inference", "--json")
 
 
 def _record(report: dict[str, Any], measured_bytes: int, start: float) -> None:

@@ -16,7 +16,17 @@ import tomllib
 
 from gpuwise.userfiles import DATA_MAX_BYTES
 
-CORPUS = tomllib.loads((Path(__file__).parent / "corpus.toml").read_text(encoding="utf-8"))
+
+def _load_corpus() -> dict[str, list[Any]]:
+    """corpus.toml and every corpus_*.toml beside it (one per review or area), merged."""
+    merged: dict[str, list[Any]] = {}
+    for path in sorted(Path(__file__).parent.glob("corpus*.toml")):
+        for kind, entries in tomllib.loads(path.read_text(encoding="utf-8")).items():
+            merged.setdefault(kind, []).extend(entries)
+    return merged
+
+
+CORPUS = _load_corpus()
 
 OVERRIDE_SOURCES = """[sources.my-bench]
 url = "https://example.org/my-measurement"
@@ -123,6 +133,8 @@ def test_corpus(case: dict[str, Any], cli: Any, tmp_path: Path, monkeypatch: Any
         assert word in res.out, (word, shown)
     for word in case.get("err", []):
         assert word in res.err, (word, shown)
+    for word in case.get("absent", []):  # wording a fixed message must no longer use
+        assert word not in res.out + res.err, (word, shown)
     for name, data in before.items():
         assert (tmp_path / name).read_bytes() == data, f"{name} was changed"
     for name in case.get("created", []):

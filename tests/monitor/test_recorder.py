@@ -196,3 +196,57 @@ def test_a_sampling_error_never_abandons_the_command(
     assert result.exit_code == 2 and result.sample_errors >= 2
     assert "psutil went away" in result.last_error
     assert rec.store.run(result.run_id).status == "failed"
+
+
+TREE = """
+import pathlib, subprocess, sys, time
+out = pathlib.Path(sys.argv[1])
+ignore = sys.argv[2] == "ignore"
+code = "import signal, time\\n"
+if ignore:
+    code += "signal.signal(signal.SIGTERM, signal.SIG_IGN)\\n"
+    code += "signal.signal(signal.SIGINT, signal.SIG_IGN)\\n"
+    code += "signal.signal(signal.SIGHUP, signal.SIG_IGN)\\n"
+code += "time.sleep(60)\\n"
+kid = subprocess.Popen([sys.executable, "-c", code])
+time.sleep(0.3)  # the grandchild has set its handlers
+out.write_text(str(kid.pid))
+time.sleep(60)
+"""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("signum", "grandchild"),
+    [
+        (signal.SIGINT, "plain"),
+        (signal.SIGTERM, "plain"),
+        (signal.SIGHUP, "plain"),
+        (signal.SIGTERM, "ignore"),
+    ],
+)
+def test_sig_record_leaves_no_grandchild(tmp_path: Path, signum: int, grandchild: str) -> None:
+    """sig-record-int-pid / sig-record-term / sig-record-hup: a signal to gpuwise's PID stops
+    the command's whole process group; a grandchild that ignores it is killed after the grace."""
+    gc_file = tmp_path / "grandchild.pid"
+    proc = spawn_recorder(tmp_path, "--", PY, "-c", TREE, str(gc_file), grandchild)
+    gc_pid = 0
+    try:
+        wait_for(gc_file.exists)
+        gc_pid = int(gc_file.read_text())
+        assert _pid_alive(gc_pid)
+        proc.send_signal(signum)
+        _out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signum, err.decode()
+        wait_for(lambda: not _pid_alive(gc_pid), timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if gc_pid and _pid_alive(gc_pid):
+            os.kill(gc_pid, signal.SIGKILL)

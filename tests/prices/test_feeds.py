@@ -103,11 +103,12 @@ def test_azure_truncated_page_keeps_old_files_and_resumes(replay: Replay) -> Non
 def test_schema_change_is_a_finding_not_a_crash(replay: Replay, cli) -> None:  # type: ignore[no-untyped-def]
     replay.routes["/api/retail/prices"] = [Answer(body=b'{"items": [], "nextPage": null}')]
     res = cli("prices", "refresh", "--source", "azure", "--json")
-    assert res.code == 0, res.err
+    assert res.code == 1, res.err  # not refreshed: not a success (newcomer review, #9)
     [feed] = res.json()["feeds"]
     assert feed["status"] == "failed" and feed["problem"].startswith("schema")
     text = cli("prices", "refresh", "--source", "azure")
     assert "not refreshed" in text.out and "built-in catalog" in text.out
+    assert text.code == 1 and "could not be refreshed (azure)" in text.err
     assert cli("offers", "--provider", "azure", "--json").code == 0  # built-in prices still there
 
 
@@ -232,3 +233,63 @@ def test_broken_feed_file_is_left_out_with_a_finding(cli) -> None:  # type: igno
 def test_bad_refresh_input(cli, args: tuple[str, ...], needle: str) -> None:  # type: ignore[no-untyped-def]
     res = cli("prices", "refresh", *args)
     assert res.code == 2 and needle in res.err and "Traceback" not in res.err
+
+
+# ---------------------------------------------------------------- newcomer review (#9)
+
+
+def test_pr_online_nonet_fails_fast_with_exit_1(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Every feed unreachable (a refused loopback port stands for no network): one attempt per
+    feed, no backoff (it took 47 s), exit 1 with one line saying which feeds failed."""
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    for feed in ("AZURE", "AWS", "GPUHUNT"):
+        monkeypatch.setenv(f"GPUWISE_{feed}_PRICES_URL", closed)
+    start = time.monotonic()
+    res = cli("prices", "refresh")
+    assert time.monotonic() - start < 10  # with backoff: 1 + 2 + 4 + 8 s per feed, 45 s
+    assert res.code == 1, res.err
+    assert res.err.strip().splitlines()[-1].startswith("3 of 3 price feeds could not be refreshed")
+    assert res.out.count("not refreshed (unreachable") == 3
+    assert "?" not in res.out and "$filter" not in res.out  # no query strings in the message
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "content", "words"),
+    [
+        ("pr-sky-garbage", "f/vms.csv", b"hello,world\n1,2\n", ["'f'", "--provider"]),
+        ("pr-sky-garbage-columns", "aws/vms.csv", b"hello,world\n1,2\n", ["columns gone"]),
+        ("pr-sky-binary", "aws/vms.csv", bytes(range(256)) * 8, ["not a UTF-8 text file"]),
+        ("pr-sky-nan", "aws/vms.csv",
+         b"InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
+         b"SpotPrice,Region,AvailabilityZone\np4d.24xlarge,A100,8,96,1152,,nan,nan,us-east-1,"
+         b"us-east-1a\n", ["no usable price"]),
+    ],
+)  # fmt: skip
+def test_pr_sky_unusable_file_is_exit_2_and_keeps_prices(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, case: str, name: str, content: bytes, words: list[str]
+) -> None:
+    good = DATA / "skypilot" / "aws" / "vms.csv"
+    assert cli("prices", "refresh", "--from-skypilot", str(good)).code == 0
+    before = {p.name: p.read_bytes() for p in store.feed_files("skypilot")}
+    assert before
+    path = tmp_path / name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    res = cli("prices", "refresh", "--from-skypilot", str(path))
+    assert res.code == 2, (case, res.out, res.err)
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), (case, res.err)
+    assert {p.name: p.read_bytes() for p in store.feed_files("skypilot")} == before
+
+
+def test_skypilot_cloud_comes_from_a_known_folder_or_provider(tmp_path: Path) -> None:
+    cat = load_catalog()
+    assert R.skypilot_cloud(cat, tmp_path / "aws" / "vms.csv", None) == "aws"
+    assert R.skypilot_cloud(cat, tmp_path / "f" / "vms.csv", None) is None
+    assert R.skypilot_cloud(cat, tmp_path / "f" / "vms.csv", "AWS") == "aws"
+    assert R.skypilot_cloud(cat, tmp_path / "aws" / "vms.csv", "nope") is None

@@ -24,8 +24,7 @@ from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sizing import Defaults, ScaleOut, Sized, SizeInputs, size
 from gpuwise.catalog import Catalog
-from gpuwise.catalog.local import looks_like_path, resolve_model
-from gpuwise.catalog.ollama_tags import ollama_quant
+from gpuwise.catalog.reading import read_model_name
 from gpuwise.catalog.schema import LlmModel
 from gpuwise.cost.compare import break_even
 from gpuwise.cost.model import DAYS_PER_MONTH
@@ -94,10 +93,10 @@ def plan_defaults(cat: Catalog) -> Defaults:
 
 
 def workload_model(cat: Catalog, s: Scenario) -> tuple[LlmModel, str | None]:
-    """The model and, for an Ollama tag, the file format the tag names."""
-    name = s.workload.model
-    model = resolve_model(cat, name)
-    return model, None if looks_like_path(name) else ollama_quant(cat, name)
+    """The model and, for an Ollama tag, the file format the tag names (catalog.reading: the
+    one reading `estimate`, `fit` and `record` use too)."""
+    reading = read_model_name(cat, s.workload.model)
+    return reading.model, reading.tag_quant
 
 
 def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:

@@ -3,6 +3,13 @@ rule that the first value obtained for a keyword wins; sshd_config(5)).
 
 A keyword no file sets takes sshd's compiled-in default (data/audit.toml `audit_ssh_default`),
 so a stock config with PasswordAuthentication unset still allows passwords.
+
+The fix goes where it takes effect (first value wins): appended to the drop-in file when sshd
+reads that file before the line that sets the value now (or anywhere, when nothing sets it);
+otherwise that very line is replaced; with no line and no Include of the drop-in folder, the
+setting is put on line 1 of sshd_config (never appended at its end, which may be inside a
+`Match` block). Appending to the drop-in whatever the order left the hole open when
+`PermitRootLogin yes` came before the Include (newcomer review #8).
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ def ssh_findings(facts: dict[str, Any], tables: AuditTables) -> list[Finding]:
                     "file": location,
                 },
                 commands=(
-                    f"echo '{fix}' | sudo tee -a /etc/ssh/sshd_config.d/00-gpuwise.conf",
+                    fix_command(facts, keyword, fix, main_file),
                     "sudo sshd -t && (sudo systemctl reload ssh || sudo systemctl reload sshd)",
                 ),
                 sources=tables.sources(rule),
@@ -74,3 +81,24 @@ def ssh_findings(facts: dict[str, Any], tables: AuditTables) -> list[Finding]:
             )
         )
     return out
+
+
+def fix_command(facts: dict[str, Any], keyword: str, fix: str, main_file: str) -> str:
+    """The shell command that makes `fix` the effective value of `keyword` (module docstring).
+
+    `facts["placement"]` holds where each keyword is set now (file, line, rank: setting lines
+    read before it) and `facts["dropin_rank"]` where the drop-in would be read (None: never).
+    """
+    placement = facts.get("placement") or {}
+    current = placement.get(keyword) if isinstance(placement, dict) else None
+    dropin = str(facts.get("dropin") or "")
+    dropin_rank = facts.get("dropin_rank")
+    read_first = isinstance(dropin_rank, int) and (
+        not isinstance(current, dict)
+        or (dropin_rank <= int(current.get("rank", 0)) and current.get("file") != dropin)
+    )
+    if dropin and read_first:
+        return f"echo '{fix}' | sudo tee -a {dropin}"
+    if isinstance(current, dict) and current.get("file") and current.get("line"):
+        return f"sudo sed -i '{int(current['line'])}s/.*/{fix}/' {current['file']}"
+    return f"sudo sed -i '1i {fix}' {main_file}"

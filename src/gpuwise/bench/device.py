@@ -107,11 +107,19 @@ def device_uuid(dev: Device) -> str | None:
     return f"GPU-{raw}" if raw else None
 
 
+def _mps_available(torch: Any) -> bool:
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())
+
+
 def pick_device(torch: Any, wanted: str = "auto", index: int = 0) -> Device:
     """The first accelerator PyTorch sees (CUDA/ROCm, XPU, Ascend NPU, MPS), else the CPU."""
     build = _build(torch)
     kinds = [wanted] if wanted != "auto" else ["cuda", "xpu", "npu", "mps", "cpu"]
     for kind in kinds:
+        if kind in ("cpu", "mps") and index > 0 and (kind == "cpu" or _mps_available(torch)):
+            # one CPU "device", one Apple GPU: `--index 99` must not quietly measure device 0
+            raise UserError("bench.no_such_device", kind=kind, index=index, count=1)
         if kind == "cpu":
             import platform
 

@@ -131,7 +131,11 @@ def _measure(dev: Device, plan: BenchPlan, progress: Progress) -> dict[str, Any]
 
 
 def _dims(opts: BenchOptions, cat: Any) -> dict[str, Any]:
-    m = cat.model(opts.model)
+    """The decode shapes of `--model`, read as every command reads a model name (catalog.reading;
+    only the architecture matters here, so an Ollama tag's file format does not)."""
+    from gpuwise.catalog.reading import read_model_name
+
+    m = read_model_name(cat, opts.model).model
     return {
         "model": m.id,
         "hidden": m.hidden_size,

@@ -20,6 +20,10 @@ from gpuwise.catalog.schema import LlmModel, Source
 from gpuwise.errors import UserError
 
 _LOCAL_SOURCE = "local-file"
+MAX_PARAMS = 100e12
+"""Parameters a config.json may describe: 100 T, ~50× the largest open-weight models (Kimi K2
+has 1 T). More means a mistyped size (hidden_size 1e9 gave 4e15 B parameters and 7.8e18 GiB,
+exit 0, in the newcomer review), so it is refused rather than estimated."""
 
 
 def looks_like_path(name: str) -> bool:
@@ -94,13 +98,22 @@ def read_config_json(path: Path) -> LlmModel:
     except (KeyError, TypeError, ValueError, ZeroDivisionError, ValidationError) as exc:
         problem = f"missing {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0]
         raise UserError("model.bad_config", path=str(path), problem=problem) from exc
-    return _with_counts(draft, read_folder_weights(path.parent))
+    return _with_counts(draft, read_folder_weights(path.parent), path)
 
 
-def _with_counts(draft: LlmModel, files: WeightFiles | None) -> LlmModel:
+def _with_counts(draft: LlmModel, files: WeightFiles | None, path: Path | None = None) -> LlmModel:
     """Parameter counts from the shapes, replaced by what the weight files state when known."""
     counts = count_params(draft)
     total, active = counts.total, counts.active
+    if not total < MAX_PARAMS:  # also NaN
+        raise UserError(
+            "model.implausible_size",
+            path=str(path or "config.json"),
+            params=f"{total / 1e9:.3g}",
+            limit=f"{MAX_PARAMS / 1e12:g}",
+            fields=f"hidden_size={draft.hidden_size}, layers={draft.layers}, "
+            f"intermediate_size={draft.intermediate_size}, vocab_size={draft.vocab_size}",
+        )
     update: dict[str, object] = {}
     if files is not None:
         update["weight_bytes_exact"] = files.total_bytes

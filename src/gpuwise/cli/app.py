@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+import click
 import typer
 
 from gpuwise.errors import GpuwiseError
@@ -106,7 +107,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gpuwise.cli.localize import localize_click
 
         localize_click(get_lang())
-        build_app(only=rest[0] if rest else None)(args=rest, prog_name="gpuwise")
+        app = build_app(only=rest[0] if rest else None)
+        rv = app(args=rest, prog_name="gpuwise", standalone_mode=False)
+        return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+    except click.exceptions.NoArgsIsHelpError as exc:  # `gpuwise`, `gpuwise runs`: the help
+        exc.show()
+        return exc.exit_code
+    except click.UsageError as exc:
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write(_usage_line(exc, rest) + "\n")
+        return 2
+    except click.ClickException as exc:
+        sys.stderr.write(f"{t('cli.error')}: {exc.format_message()}\n")
+        return exc.exit_code
+    except click.Abort:
+        return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except GpuwiseError as exc:
@@ -122,6 +138,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(t("cli.unexpected", error=f"{type(exc).__name__}: {exc}") + "\n")
         return 1
     return 0
+
+
+def _usage_line(exc: click.UsageError, rest: list[str]) -> str:
+    """click's usage error as one line (README: bad input prints one line), naming the help to
+    read instead of printing click's Usage/Try/Error block of three or four lines."""
+    command = exc.ctx.command_path if exc.ctx is not None else "gpuwise"
+    if command == "gpuwise" and rest[:1] and rest[0] in COMMANDS:  # an option of the command
+        command = f"gpuwise {rest[0]}"
+    message = " ".join(exc.format_message().split())
+    return f"{t('cli.error')}: " + t("cli.usage_error", message=message, command=command)
 
 
 def run() -> None:

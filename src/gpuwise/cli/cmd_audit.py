@@ -7,9 +7,14 @@ job can fail on it; `--sarif FILE` writes the findings for code-scanning tools.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from gpuwise.i18n import t
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LOOPBACK_ENV = "GPUWISE_AUDIT_LOOPBACK"
 """Comma-separated addresses to treat as loopback instead of 127.0.0.0/8 and ::1 (the tests
@@ -35,9 +40,11 @@ def parse_only(value: str | None) -> list[str]:
     from gpuwise.catalog.schema_audit import AREAS
     from gpuwise.errors import UserError
 
-    if not value:
+    if value is None:
         return list(AREAS)
     wanted = [v.strip().lower() for v in value.split(",") if v.strip()]
+    if not wanted:  # `--only ""` (an empty variable in a script) must not mean "everything"
+        raise UserError("audit.empty_only", choices=", ".join(AREAS))
     for area in wanted:
         if area not in AREAS:
             raise UserError("audit.bad_area", value=area, choices=", ".join(AREAS))
@@ -59,14 +66,13 @@ def _run(as_json: bool, only: str | None, sarif: str | None, force: bool, root: 
     from gpuwise.userfiles import check_output, write_text_output
 
     areas = parse_only(only)
+    root_path = check_root(root)
     sarif_path = Path(sarif) if sarif else None
     if sarif_path is not None:
         check_output(sarif_path, force, "--sarif")  # before any work
     start = time.monotonic()
     tables = tables_from_catalog(load_catalog())
-    ctx = ProbeContext(
-        deadline=start + tables.settings["deadline_s"], root=Path(root) if root else Path("/")
-    )
+    ctx = ProbeContext(deadline=start + tables.settings["deadline_s"], root=root_path)
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     loopback = _loopback_override()
     results = collect(ctx, tables, areas, as_root, Path.cwd(), loopback)
@@ -89,6 +95,23 @@ def _run(as_json: bool, only: str | None, sarif: str | None, force: bool, root: 
         sys.stderr.write(t("audit.sarif_written", file=str(sarif_path)) + "\n")
     code = report["exit_code"]
     return code if isinstance(code, int) else 1
+
+
+def check_root(root: str | None) -> Path:
+    """`--root` must be a folder: a missing one (a typo, an unmounted image) or a file would
+    make every file probe find nothing and the audit pass with "no findings", exit 0."""
+    from pathlib import Path
+
+    from gpuwise.errors import UserError
+
+    if root is None:
+        return Path("/")
+    path = Path(root).expanduser()
+    if not path.exists():
+        raise UserError("audit.root_missing", path=str(path))
+    if not path.is_dir():
+        raise UserError("audit.root_not_dir", path=str(path))
+    return path
 
 
 def _loopback_override() -> frozenset[str] | None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from gpuwise.cli.estimate_options import JobOptions, build_request, with_job_options
+from gpuwise.cli.estimate_options import JobOptions, build_job, reading_note, with_job_options
 from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
@@ -67,7 +67,7 @@ def _run(
     from gpuwise.estimate.speed_constants import SpeedConstants
     from gpuwise.render import out
 
-    cat, req = build_request(model, job)
+    cat, req, reading = build_job(model, job)
     consts = MemoryConstants.from_catalog(cat)
     gpu = cat.gpu(gpu_name) if gpu_name else None
     if gpu is not None:
@@ -78,6 +78,10 @@ def _run(
         raise UserError("speed.needs_gpu")
     sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
     report = estimate_report(req, consts, gpu, sc, opts)
+    report["model"]["reading"] = reading.as_dict(req.training, job.engine, job.quant)
+    note = reading_note(reading, job)
+    if note is not None:  # the reading first: it decides every number below
+        report["notes"].insert(0, note)
     if as_json:
         out.emit_json(report)
         return

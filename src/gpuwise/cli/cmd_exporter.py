@@ -60,7 +60,6 @@ def _serve(host: str, port: int, interval_s: float, dcgm: bool, once: bool, as_j
     import threading
 
     from gpuwise.cli.monitor_common import err_console
-    from gpuwise.errors import UserError
     from gpuwise.monitor.exporter import LiveSampler, is_loopback, make_registry, serve
     from gpuwise.monitor.sampler import Sampler, default_sources
 
@@ -75,9 +74,7 @@ def _serve(host: str, port: int, interval_s: float, dcgm: bool, once: bool, as_j
         try:
             server = serve(registry, host, port)
         except OSError as exc:
-            raise UserError(
-                "exporter.cannot_listen", host=host, port=port, problem=exc.strerror or str(exc)
-            ) from exc
+            raise _listen_error(exc, host, port) from exc
         live.start()
         console = err_console()
         bound = server.server_address[1]
@@ -90,6 +87,21 @@ def _serve(host: str, port: int, interval_s: float, dcgm: bool, once: bool, as_j
     finally:
         live.stop()
         sampler.close()
+
+
+def _listen_error(exc: OSError, host: str, port: int) -> Exception:
+    """Why the server could not bind, naming the part that is wrong: a host that does not
+    resolve or is not this machine's ("pick another port" was the advice for both), or the
+    port (in use, or below 1024 without root)."""
+    import errno
+    import socket
+
+    from gpuwise.errors import UserError
+
+    problem = exc.strerror or str(exc)
+    if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+        return UserError("exporter.bad_host", host=host, problem=problem)
+    return UserError("exporter.cannot_listen", host=host, port=port, problem=problem)
 
 
 def _vendors(statuses: dict[str, str]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from gpuwise.cli.estimate_options import JobOptions, build_request, with_job_options
+from gpuwise.cli.estimate_options import JobOptions, build_job, reading_note, with_job_options
 from gpuwise.i18n import t
 
 
@@ -30,7 +30,7 @@ def _run(model: str, vendor: str | None, as_json: bool, job: JobOptions) -> None
     from gpuwise.estimate.resolve import resolve
     from gpuwise.render import out
 
-    cat, req = build_request(model, job)
+    cat, req, reading = build_job(model, job)
     consts = MemoryConstants.from_catalog(cat)
     resolve(req, consts)  # bad input fails here, once, not per GPU
     from gpuwise.catalog.catalog import listing_of
@@ -57,8 +57,18 @@ def _run(model: str, vendor: str | None, as_json: bool, job: JobOptions) -> None
         for r in rows
     ]
     if as_json:
-        out.emit_json({"model": req.model.id, "mode": req.mode, "fits": data})
+        out.emit_json(
+            {
+                "model": req.model.id,
+                "mode": req.mode,
+                "reading": reading.as_dict(req.training, job.engine, job.quant),
+                "fits": data,
+            }
+        )
         return
     from gpuwise.render.fit import fit_table
 
     out.console().print(fit_table(req.model.name, req.mode, data))
+    note = reading_note(reading, job)
+    if note is not None:
+        out.console().print("• " + t(note["key"], **note["params"]))

@@ -44,14 +44,18 @@ def register(app: typer.Typer) -> None:
         from pathlib import Path
 
         from gpuwise.catalog import load_catalog
-        from gpuwise.catalog.local import local_source, looks_like_path, resolve_model
+        from gpuwise.catalog.local import local_source
+        from gpuwise.catalog.reading import read_model_name
         from gpuwise.catalog.serialize import model_dict
         from gpuwise.render import out
 
         cat = load_catalog()
-        model = resolve_model(cat, name)
-        local = local_source(Path(name).expanduser()) if looks_like_path(name) else None
-        data = model_dict(cat, model, local)
+        reading = read_model_name(cat, name)
+        local = local_source(Path(name).expanduser()) if reading.kind == "path" else None
+        data = model_dict(cat, reading.model, local)
+        data["reading"] = reading.as_dict(training=False, engine=None, quant=None)
+        if data["reading"]["note"]:  # no --quant here: say what the other commands do with it
+            data["reading"]["note"]["key"] = "model.reading.ollama_show"
         if as_json:
             out.emit_json(data)
             return

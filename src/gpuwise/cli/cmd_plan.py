@@ -152,9 +152,10 @@ def _run(
         from gpuwise.userfiles import check_output
 
         check_output(markdown_file, force, "--markdown")
-    from gpuwise.cli.flags import check_budget_complete, check_plan_sources
+    from gpuwise.cli.flags import check_budget_complete, check_plan_choices, check_plan_sources
 
     check_plan_sources(scenario, persona, example)
+    check_plan_choices(flags)
     data, origin = _source(scenario, persona, example)
     data = merge(data, {k: v for k, v in flags.items() if v not in (None, {})})
     check_budget_complete(data, origin)

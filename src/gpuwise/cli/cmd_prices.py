@@ -23,7 +23,8 @@ def register(app: typer.Typer) -> None:
         offline: bool = typer.Option(False, "--offline", help=t("prices.opt_offline")),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
     ) -> None:
-        _refresh(source, from_skypilot, provider, published, offline, as_json)
+        code = _refresh(source, from_skypilot, provider, published, offline, as_json)
+        raise typer.Exit(code)
 
     @group.command("status", help=t("prices.status_help"))
     def status(as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json"))) -> None:
@@ -70,12 +71,15 @@ def _refresh(
     published: str | None,
     offline: bool,
     as_json: bool,
-) -> None:
+) -> int:
+    """Refresh; the exit code says whether it did what was asked: 0 when every feed asked for
+    was read (or skipped with --offline), 1 when one could not be (the line on stderr says
+    which; the previous prices stay), 2 when the SkyPilot file given is unusable."""
     import datetime as dt
 
     from gpuwise.catalog import load_catalog
     from gpuwise.errors import UserError
-    from gpuwise.prices.refresh import Env, SkyPilotFile, refresh
+    from gpuwise.prices.refresh import Env, SkyPilotFile, refresh, skypilot_cloud
     from gpuwise.render import out
 
     feeds = _feeds(source, skypilot is not None)
@@ -89,13 +93,40 @@ def _refresh(
             raise UserError("prices.bad_date", value=published) from None
     sky = SkyPilotFile(skypilot, provider, when) if skypilot is not None else None
     cat = load_catalog()
+    if skypilot is not None and skypilot_cloud(cat, skypilot, provider) is None:
+        known = ", ".join(sorted(cat.providers))
+        raise UserError(
+            "prices.skypilot_cloud",
+            path=str(skypilot),
+            given=provider or skypilot.resolve().parent.name,
+            known=known,
+        )
     now = dt.datetime.now(dt.UTC)
     with _bars(not as_json) as progress:
         reports = refresh(Env(cat, now, progress=progress), feeds, offline, sky)
     data = [r.as_dict() for r in reports]
+    sky_report = next((r for r in reports if r.feed == "skypilot"), None)
+    if sky_report is not None and sky_report.status == "failed":
+        raise UserError("prices.skypilot_unusable", path=str(skypilot), problem=sky_report.problem)
     if as_json:
         out.emit_json({"feeds": data})
-        return
+    else:
+        _print_reports(data)
+    failed = [r.feed for r in reports if r.status in ("failed", "partial")]
+    if failed:
+        import sys
+
+        sys.stderr.write(
+            t("prices.refresh_failed", failed=", ".join(failed), count=len(failed),
+              total=len(reports)) + "\n"
+        )  # fmt: skip
+        return 1
+    return 0
+
+
+def _print_reports(data: list[dict[str, Any]]) -> None:
+    from gpuwise.render import out
+
     console = out.console()
     for r in data:
         console.print(_line(r))

@@ -166,15 +166,18 @@ def _import(store: RunStore, path_text: str, name: str | None, interval_s: float
     from gpuwise.errors import UserError
     from gpuwise.monitor.imports import parse_log
     from gpuwise.monitor.recorder import store_imported
+    from gpuwise.userfiles import decode
 
     path = Path(path_text).expanduser()
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        data = path.read_bytes()
         mtime = path.stat().st_mtime
     except OSError as exc:
         raise UserError(
             "import.cannot_read", path=str(path), problem=exc.strerror or str(exc)
         ) from exc
+    # a BOM decides (PowerShell's `>` writes UTF-16), else UTF-8, else GB18030
+    text = decode(data, path)[0].removeprefix("\ufeff")
     log = parse_log(text, interval_s, mtime)
     return store_imported(store, log, name or path.name, str(path))
 

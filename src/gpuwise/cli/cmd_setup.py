@@ -209,10 +209,10 @@ def _write(folder: Path, files: dict[str, str], force: bool) -> None:
             "setup.out_unusable", path=str(folder), problem=exc.strerror or str(exc)
         ) from exc
     for name in files:
-        check_output(folder / name, force, "--force")
+        check_output(folder / name, force, "--out")
     for name, text in files.items():
         path = folder / name
-        write_text_output(path, text, force, "--force")
+        write_text_output(path, text, force, "--out")
         if name.endswith(".sh"):
             os.chmod(path, 0o755)
 

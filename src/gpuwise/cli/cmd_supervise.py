@@ -59,14 +59,17 @@ def register(app: typer.Typer) -> None:
 
 def _run(o: dict[str, Any]) -> int:
     from gpuwise.render import out
-    from gpuwise.supervise.runner import say, supervise
+    from gpuwise.supervise.outcome import say
+    from gpuwise.supervise.runner import supervise
 
     cfg = build_config(o)
     _announce(cfg)
     outcome = supervise(cfg)
+    # a command that ignored the stop and was SIGKILLed did not stop "cleanly"
+    what = "outcome_killed" if outcome.killed else "outcome"
     say(
         "supervise.done",
-        outcome=t(f"supervise.outcome.{outcome.outcome}"),
+        outcome=t(f"supervise.{what}.{outcome.outcome}"),
         code=outcome.code,
         journal=outcome.journal,
         job=outcome.job,
@@ -80,7 +83,14 @@ def build_config(o: dict[str, Any]) -> SuperviseConfig:
     """Check the options (exit 2 on bad ones) and resolve them against the catalog."""
     from gpuwise.catalog import load_catalog
     from gpuwise.errors import UserError
-    from gpuwise.supervise.config import CatalogFacts, SuperviseConfig, check_cloud, parse_signal
+    from gpuwise.supervise.config import (
+        CatalogFacts,
+        SuperviseConfig,
+        check_cloud,
+        check_pattern,
+        parse_signal,
+    )
+    from gpuwise.supervise.journal import Journal
 
     argv = [a for a in (o["command"] or []) if a != "--"]
     if not argv:
@@ -89,6 +99,7 @@ def build_config(o: dict[str, Any]) -> SuperviseConfig:
     signum = parse_signal(o["sig"])
     ckpt = _checkpoint_dir(o["checkpoint_dir"])
     _check_url(o["metadata_url"])
+    check_pattern(o["pattern"])
     for name in ("margin_s", "notice_s", "poll_s", "checkpoint_poll_s", "grace_s", "backoff_s"):
         _check_number(name, o[name], allow_zero=name in ("margin_s", "backoff_s"))
     if o["max_restarts"] is not None and o["max_restarts"] < 0:
@@ -101,10 +112,12 @@ def build_config(o: dict[str, Any]) -> SuperviseConfig:
     facts = CatalogFacts.load(load_catalog())
     cloud, source = _resolve_cloud(cloud_opt, facts)
     s = facts.settings
+    journal = _journal_path(o["journal"])
+    Journal(journal).check()  # a bad journal is the one line printed, before any progress line
     return SuperviseConfig(
         argv=tuple(argv),
         job=o["job"] or (str(ckpt) if ckpt else " ".join(argv)),
-        journal=_journal_path(o["journal"]),
+        journal=journal,
         cloud=cloud,
         cloud_source=source,
         endpoints=facts.endpoints_for(cloud),
@@ -193,7 +206,7 @@ def _resolve_cloud(cloud_opt: str, facts: CatalogFacts) -> tuple[str, str]:
 
 
 def _announce(cfg: SuperviseConfig) -> None:
-    from gpuwise.supervise.runner import say
+    from gpuwise.supervise.outcome import say
 
     if not cfg.endpoints:
         say("supervise.cloud_none")
@@ -262,6 +275,7 @@ def job_report(journal: Any, job: str, offer: str | None, notice_s: float | None
         "last_checkpoint": summary.last_checkpoint,
         "stops": [s.as_dict() for s in summary.stops],
         "plan_inputs": summary.plan_inputs(),
+        "plan_clamps": summary.plan_clamps(),
         "offer": None,
         "cost": None,
     }

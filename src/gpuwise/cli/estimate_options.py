@@ -108,13 +108,32 @@ def _job_options(
 
 def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-def]
     """Resolve the model and build the request (prompt + generated tokens set the context)."""
+    cat, req, _reading = build_job(model_name, o)
+    return cat, req
+
+
+def reading_note(reading: Any, o: JobOptions) -> dict[str, Any] | None:
+    """How the model name was read, as a report note ({key, params}); None for a plain name."""
+    note = reading.note(_training(o), o.engine, o.quant)
+    return None if note is None else {"key": note[0], "params": note[1]}
+
+
+def _training(o: JobOptions) -> bool:
+    return o.mode.lower() != "inference"
+
+
+def build_job(model_name: str, o: JobOptions):  # type: ignore[no-untyped-def]
+    """The catalog, the request and how the model name was read (catalog.reading: an Ollama tag
+    is Ollama's file, in its format, where that file runs — as `plan` reads it)."""
     from gpuwise.catalog import load_catalog
-    from gpuwise.catalog.local import resolve_model
+    from gpuwise.catalog.reading import read_model_name
     from gpuwise.errors import UserError
     from gpuwise.estimate.request import MemoryRequest, Mode, parse_modules, parse_targets
 
     cat = load_catalog()
-    model = resolve_model(cat, model_name)
+    reading = read_model_name(cat, model_name)
+    model = reading.model
+    training = _training(o)
     context = o.context
     for flag, value in (("--prompt-tokens", o.prompt_tokens), ("--gen-tokens", o.gen_tokens)):
         if value is not None and value < 0:
@@ -127,7 +146,7 @@ def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-de
     req = MemoryRequest(
         model=model,
         mode=cast(Mode, o.mode.lower()),
-        quant=o.quant,
+        quant=reading.quant(training, o.engine, o.quant),
         batch=o.batch,
         seq_len=o.seq_len,
         context=context,
@@ -143,11 +162,11 @@ def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-de
         train_modules=parse_modules(o.train_modules),
         gpus=o.gpus,
         strategy=o.strategy.lower(),
-        engine=o.engine,
+        engine=reading.engine(training, o.engine, o.quant),
         ubatch=o.ubatch,
         extra={"gen_tokens": str(o.gen_tokens or "")},
     )
-    return cat, req
+    return cat, req, reading
 
 
 def with_job_options(func: Callable[..., None]) -> Callable[..., None]:

@@ -85,3 +85,32 @@ def fit_counts(gpus: int, default: tuple[int, ...]) -> tuple[int, ...]:
         return default
     note("flags.fit_gpus", count=gpus)
     return (gpus,)
+
+
+_PLAN_CHOICES = (("kind", "--workload"), ("mode", "--mode"))
+"""Workload fields with a fixed set of values, and the `plan` flag that sets each."""
+
+
+def check_plan_choices(flags: dict[str, Any]) -> None:
+    """A `plan` flag with a value outside its choices is named as the flag, before it is merged
+    into the scenario: otherwise the error blamed the scenario ("--persona example: unknown
+    framework") and spoke pydantic ("Input should be 'train', 'serve' or 'local")."""
+    from typing import Literal, get_args, get_origin
+
+    from gpuwise.advise.scenario import FRAMEWORKS, Workload
+
+    workload = flags.get("workload") or {}
+    for key, flag in _PLAN_CHOICES:
+        value = workload.get(key)
+        annotation = Workload.model_fields[key].annotation
+        if value is None or get_origin(annotation) is not Literal:
+            continue
+        choices = [str(c) for c in get_args(annotation)]
+        if value not in choices:
+            raise UserError("flags.bad_choice", flag=flag, value=value, choices=", ".join(choices))
+    known = sorted(set(FRAMEWORKS))
+    for name in flags.get("frameworks") or []:
+        if name.lower() not in FRAMEWORKS:
+            raise UserError(
+                "flags.bad_choice", flag="--framework", value=name, choices=", ".join(known)
+            )

@@ -1,12 +1,21 @@
-"""Run the user's command for `record`: its exit status passed through, signals forwarded.
+"""Run the user's command for `record`: its exit status passed through, its whole process group
+stopped when gpuwise is asked to stop.
 
-The command stays in gpuwise's process group, so a terminal's Ctrl-C or Ctrl-\\ reaches it (and
-the workers it forks) directly, as it would without gpuwise; gpuwise then only keeps recording
-until the command exits. Signals sent to gpuwise itself — SIGTERM from `kill`, Docker, Kubernetes
-or Slurm, SIGHUP, SIGUSR1/2 — are forwarded to the command. SIGINT and SIGQUIT are forwarded too
-when they cannot have come from a terminal (gpuwise is not in the terminal's foreground process
-group), so nothing is delivered twice. The exit status follows the shell's rule: the command's
-code, or 128 + N when signal N ended it.
+The command starts in a session (and process group) of its own, as under `supervise`. Every
+signal gpuwise gets — SIGINT and SIGQUIT from the terminal, SIGTERM from `kill`, Docker,
+Kubernetes or Slurm, SIGHUP, SIGUSR1/2 — goes to that whole group, so the workers the command
+forked (DataLoader workers, a spawned server) get it too; the terminal itself no longer reaches
+the group, so nothing is delivered twice. Forwarding to the command's PID alone left its own
+children running after gpuwise exited, holding GPU memory (newcomer review, `sig-record-term`).
+
+After a stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT), once the command has exited, whatever is
+left of its group is sent SIGTERM and, after :data:`STOP_GRACE_S`, SIGKILL; a second stop signal
+kills the group at once. A command that ends on its own may leave processes behind on purpose
+(a server it started in the background): those are left alone. The exit status follows the
+shell's rule: the command's code, or 128 + N when signal N ended it.
+
+Its own session means the command has no controlling terminal: reading the terminal through
+stdin still works, opening /dev/tty does not, and Ctrl-Z suspends gpuwise only.
 
 This is the one module of the monitor that uses `subprocess` directly (ruff allows it here);
 vendor tools go through :func:`gpuwise.probe.run.run_cmd`.
@@ -18,7 +27,7 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
+import time
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
@@ -27,7 +36,13 @@ FORWARDED = tuple(
     for name in ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGINT", "SIGQUIT")
     if hasattr(signal, name)
 )
-TERMINAL_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGQUIT") if hasattr(signal, n))
+STOPPING = tuple(
+    getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT") if hasattr(signal, n)
+)
+STOP_GRACE_S = 5.0
+"""Seconds the leftovers of a stopped command get between SIGTERM and SIGKILL: enough for a
+DataLoader worker or an inference server to exit, short enough for Docker's 10 s stop timeout."""
+_TICK_S = 0.05
 
 
 def exit_status(returncode: int) -> int:
@@ -35,26 +50,16 @@ def exit_status(returncode: int) -> int:
     return returncode if returncode >= 0 else 128 - returncode
 
 
-def in_terminal_foreground() -> bool:
-    """Whether a terminal's Ctrl-C would reach this process group (then the child got it too)."""
-    for stream in (sys.stdin, sys.stdout, sys.stderr):
-        try:
-            fd = stream.fileno()
-            if os.isatty(fd):
-                return os.tcgetpgrp(fd) == os.getpgrp()
-        except (AttributeError, OSError, ValueError):
-            continue
-    return False
-
-
 class Child:
-    """The running command (stdin, stdout and stderr are the user's)."""
+    """The running command (stdin, stdout and stderr are the user's) and its process group."""
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = list(argv)
-        self._proc = subprocess.Popen(self.argv)  # raises FileNotFoundError, PermissionError
-        self.pid = self._proc.pid
+        # raises FileNotFoundError, PermissionError
+        self._proc = subprocess.Popen(self.argv, start_new_session=True)
+        self.pid = self._proc.pid  # also the process group id
         self.signals_forwarded: list[int] = []
+        self.stop_asked = 0  # how many stop signals gpuwise got
 
     def wait(self, timeout_s: float | None) -> int | None:
         """The raw return code once the command has exited, else None after `timeout_s`."""
@@ -64,20 +69,50 @@ class Child:
             return None
 
     def send(self, signum: int) -> None:
-        """Deliver `signum` to the command (ignored when it has already exited)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signum)
+        """Deliver `signum` to the command's whole process group (ignored once it is gone)."""
+        if signum in STOPPING:
+            self.stop_asked += 1
+            if self.stop_asked > 1 and signum != signal.SIGQUIT:
+                signum = signal.SIGKILL  # asked twice: stop now, as a second Ctrl-C would
+        self._signal_group(signum)
         self.signals_forwarded.append(signum)
+
+    def _signal_group(self, signum: int) -> bool:
+        try:
+            os.killpg(self.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    def group_alive(self) -> bool:
+        """Whether a live (non-zombie) process of the command's group is left."""
+        from gpuwise.supervise.child import group_members
+
+        self._proc.poll()
+        return bool(group_members(self.pid))
+
+    def finish(self, grace_s: float = STOP_GRACE_S) -> None:
+        """After the command exited: when gpuwise was asked to stop, end what is left of its
+        group (SIGTERM, then SIGKILL after `grace_s`) so nothing outlives gpuwise."""
+        if not self.stop_asked or not self.group_alive():
+            return
+        self._signal_group(signal.SIGTERM)
+        end = time.monotonic() + grace_s
+        while self.group_alive() and time.monotonic() < end:
+            time.sleep(_TICK_S)
+        if self.group_alive():
+            self._signal_group(signal.SIGKILL)
+            end = time.monotonic() + 2.0
+            while self.group_alive() and time.monotonic() < end:
+                time.sleep(_TICK_S)
 
 
 @contextlib.contextmanager
 def forwarding(child: Child) -> Iterator[None]:
-    """Forward signals sent to gpuwise to `child` while the block runs, then restore handlers."""
-    from_terminal = in_terminal_foreground()
+    """Forward signals sent to gpuwise to `child`'s group while the block runs, then restore
+    the handlers."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
-        if signum in TERMINAL_SIGNALS and from_terminal:
-            return  # the terminal sent it to the child's process group already
         child.send(signum)
 
     previous = {}

@@ -10,6 +10,11 @@ the interval the user gives (the N of `-l N`), ending at the file's modification
 dmon: a "# gpu pwr gtemp …" header (with "#Date Time" first under `-o DT`), a units line, then
 one whitespace-separated row per GPU per tick; "-" is None. Columns read: gpu, pwr (W),
 gtemp/temp (°C), sm (%), mem (%), pclk/mclk (MHz), fb (MB, which nvidia-smi counts in MiB).
+
+What nvidia-smi never writes is refused with the line, not averaged in or dropped without a
+word (newcomer review): a negative reading (a −150 W row pulled a mean of 195 W to 180 W), a
+value that is not a number ("nan", "inf"; nvidia-smi's own placeholders are bracketed, like
+"[N/A]", and read as missing), and timestamps that go back (the run's duration came out 0 s).
 """
 
 from __future__ import annotations
@@ -26,17 +31,30 @@ from gpuwise.probe.nvml import throttle_names
 
 MIB = 1024 * 1024
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_READING = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*(%|[a-zA-Z]+)?\s*")
 _NA = {"", "n/a", "[n/a]", "[not supported]", "not supported", "-", "[unknown error]"}
+
+
+class BadValue(ValueError):
+    """A cell nvidia-smi would never write (negative, not a number); the parser adds the line."""
+
 
 CSV_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {}
 """nvidia-smi query field → (GpuReading field, converter); filled below."""
 
 
 def _num(text: str) -> float | None:
-    if text.strip().lower() in _NA:
+    """A reading ("2856 MiB", "36 %", "150.2 W", "1410"); None for nvidia-smi's placeholders."""
+    raw = text.strip()
+    if raw.lower() in _NA or (raw.startswith("[") and raw.endswith("]")):
         return None
-    m = _NUMBER.search(text)
-    return float(m.group(0)) if m else None
+    m = _READING.fullmatch(raw)
+    if m is None:
+        raise BadValue(raw)
+    value = float(m.group(1))
+    if value < 0:
+        raise BadValue(raw)
+    return value
 
 
 def _mib(text: str) -> int | None:
@@ -165,7 +183,7 @@ def parse_query_csv(text: str, interval_s: float, end_t: float) -> ImportedLog:
     """Samples from an `nvidia-smi --query-gpu=… --format=csv` log (header required)."""
     header: list[str] | None = None
     rows: list[tuple[float | None, dict[str, Any]]] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         cells = [c.strip() for c in line.split(",")]
         if not line.strip():
             continue
@@ -184,13 +202,29 @@ def parse_query_csv(text: str, interval_s: float, end_t: float) -> ImportedLog:
                 t = _parse_time(cell)
             elif name in CSV_FIELDS:
                 target, conv = CSV_FIELDS[name]
-                values[target] = conv(cell)
+                values[target] = _convert(conv, cell, number, name)
         if values.get("index") is None:
             values.pop("index", None)
+        _check_order(rows, t, number)
         rows.append((t, values))
     if not rows:
         raise UserError("import.empty")
     return ImportedLog("nvidia-smi-csv", _samples(rows, interval_s, end_t), interval_s)
+
+
+def _convert(conv: Callable[[str], Any], cell: str, line: int, field: str) -> Any:
+    try:
+        return conv(cell)
+    except BadValue:
+        raise UserError("import.bad_value", line=line, field=field, value=cell) from None
+
+
+def _check_order(rows: Sequence[tuple[float | None, dict[str, Any]]], t: float | None,
+                 line: int) -> None:  # fmt: skip
+    """Timestamps must not go back: the log of one run is written in time order."""
+    before = next((r[0] for r in reversed(rows) if r[0] is not None), None)
+    if t is not None and before is not None and t < before:
+        raise UserError("import.time_backwards", line=line)
 
 
 DMON_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -210,7 +244,7 @@ def parse_dmon(text: str, interval_s: float, end_t: float) -> ImportedLog:
     """Samples from `nvidia-smi dmon` output (any `-s` selection, optional `-o DT`)."""
     header: list[str] | None = None
     rows: list[tuple[float | None, dict[str, Any]]] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         tokens = line.split()
         if not tokens:
             continue
@@ -223,10 +257,14 @@ def parse_dmon(text: str, interval_s: float, end_t: float) -> ImportedLog:
             continue
         cells = dict(zip(header, tokens, strict=True))
         values = {
-            DMON_FIELDS[k][0]: DMON_FIELDS[k][1](v) for k, v in cells.items() if k in DMON_FIELDS
+            DMON_FIELDS[k][0]: _convert(DMON_FIELDS[k][1], v, number, k)
+            for k, v in cells.items()
+            if k in DMON_FIELDS
         }
         stamp = f"{cells['date']} {cells['time']}" if "date" in cells and "time" in cells else ""
-        rows.append((_parse_time(stamp) if stamp else None, values))
+        t = _parse_time(stamp) if stamp else None
+        _check_order(rows, t, number)
+        rows.append((t, values))
     if not rows:
         raise UserError("import.empty")
     return ImportedLog("nvidia-smi-dmon", _samples(rows, interval_s, end_t), interval_s)

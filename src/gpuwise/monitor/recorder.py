@@ -223,6 +223,7 @@ class Recorder:
                         self.store.compact, run_id, time.time() - RAW_WINDOW_S, baseline.t, BUCKET_S
                     )
                     next_compact = time.monotonic() + COMPACT_EVERY_S
+            child.finish()  # asked to stop: none of the command's processes outlives gpuwise
         return rc, attribution
 
     def _take(

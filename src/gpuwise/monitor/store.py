@@ -27,6 +27,7 @@ from gpuwise.monitor.downsample import (
     merge_rows,
 )
 from gpuwise.monitor.model import Sample
+from gpuwise.monitor.store_guard import check_schema
 
 SCHEMA_VERSION = 1
 DDL = """
@@ -143,6 +144,7 @@ class RunStore:
         self._conn: sqlite3.Connection | None = None
         if not create and not path.exists():
             return
+        check_schema(path, SCHEMA_VERSION)  # a newer gpuwise's file: refused, left untouched
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = _connect(path)

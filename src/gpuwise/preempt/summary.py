@@ -7,14 +7,18 @@ Definitions (docs/supervise.md, "The report"):
 - **interruption**: a run that ended on a preemption notice or a platform SIGTERM, or that
   stopped without an end record (the machine vanished). A command failing on its own is a
   **failure**, listed apart; its lost work counts too.
-- **lost work** of an interruption: from the newer of the attempt's start and its last checkpoint
-  completed before the stop, to the stop. A checkpoint saved on the notice makes it small.
+- **lost work** of an interruption: from the newer of the attempt's start and the content time
+  (`mtime_ns`) of its last checkpoint completed before the stop, to the stop. A checkpoint saved
+  on the notice makes it small; one written before the notice (but confirmed by a scan after it)
+  is not "saved on the notice" and does not.
 - **restart time**: from the stop to the next start of the command (on any machine sharing the
   journal).
 - **cost**: (lost work + restart time) × the instance's hourly price, the same items gpuwise.cost
   bills as spot rework. The planner's inputs follow from the measured figures: interruptions per
   day of running, mean restart minutes, and the checkpoint interval that makes the rework model's
-  "half an interval lost" equal the measured mean loss (2 × mean lost work).
+  "half an interval lost" equal the measured mean loss (2 × mean lost work). Each is kept within
+  the range `gpuwise cost` accepts for its flag (a 10 s run with one interruption measures
+  8 640 a day, more than cost's 1 440): a clamped figure is listed by :meth:`plan_clamps`.
 """
 
 from __future__ import annotations
@@ -25,8 +29,16 @@ from statistics import fmean
 from typing import Any
 
 from gpuwise.preempt.cadence import intervals
+from gpuwise.units import QUANTITIES
 
 INTERRUPTING = ("preempted", "platform-sigterm")
+MTIME_SLACK_S = 0.02  # file times trail the wall clock by up to a kernel tick (runner.py)
+PLAN_FLAGS = (
+    ("spot_interruptions_per_day", "--spot-interruptions-per-day", "interruptions_per_day", 2),
+    ("restart_min", "--restart-min", "restart_min", 1),
+    ("checkpoint_min", "--checkpoint-min", "checkpoint_min", 1),
+)
+"""plan_inputs key, `gpuwise cost` flag, its units.QUANTITIES range, digits the report prints."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,7 @@ class Interruption:
     lost_s: float
     checkpoint_on_notice: bool
     restart_s: float | None
+    killed: bool = False  # the command ignored the stop signal and was SIGKILLed
 
     def as_dict(self) -> dict[str, object]:
         """JSON shape."""
@@ -59,6 +72,7 @@ class Interruption:
             "lost_s": round(self.lost_s, 3),
             "checkpoint_on_notice": self.checkpoint_on_notice,
             "restart_s": None if self.restart_s is None else round(self.restart_s, 3),
+            "killed": self.killed,
         }
 
 
@@ -98,8 +112,8 @@ class JobSummary:
         """Time spent getting going again over every stop that was followed by a restart."""
         return sum(s.restart_s for s in self.stops if s.restart_s is not None)
 
-    def plan_inputs(self) -> dict[str, float | None]:
-        """The figures `gpuwise cost`/`plan` take for spot rework, measured on this job."""
+    def measured_plan_inputs(self) -> dict[str, float | None]:
+        """The figures for spot rework as measured, before fitting them to cost's ranges."""
         hours = self.running_s / 3600
         n = len(self.interruptions)
         restarts = [s.restart_s for s in self.interruptions if s.restart_s is not None]
@@ -109,6 +123,22 @@ class JobSummary:
             "restart_min": fmean(restarts) / 60 if restarts else None,
             "checkpoint_min": 2 * fmean(lost) / 60 if lost else None,
         }
+
+    def plan_inputs(self) -> dict[str, float | None]:
+        """The figures `gpuwise cost`/`plan` take for spot rework, measured on this job and
+        kept within the range each flag accepts (so the suggested command line runs)."""
+        measured = self.measured_plan_inputs()
+        return {key: _fit_range(measured[key], q, d) for key, _f, q, d in PLAN_FLAGS}
+
+    def plan_clamps(self) -> list[dict[str, Any]]:
+        """The plan inputs that had to be clamped: flag, measured value, value suggested."""
+        measured, used = self.measured_plan_inputs(), self.plan_inputs()
+        out: list[dict[str, Any]] = []
+        for key, flag, _quantity, _digits in PLAN_FLAGS:
+            value = measured[key]
+            if value is not None and used[key] != value:
+                out.append({"flag": flag, "measured": value, "used": used[key]})
+        return out
 
 
 def summarise(job: str, events: Iterable[JournalEvent]) -> JobSummary:
@@ -143,6 +173,16 @@ def summarise(job: str, events: Iterable[JournalEvent]) -> JobSummary:
     )  # fmt: skip
 
 
+def _fit_range(value: float | None, quantity: str, digits: int) -> float | None:
+    """`value` moved into the range `gpuwise cost` accepts for it, as the report prints it with
+    `digits` decimals (above an open lower bound: at least the smallest printed step)."""
+    if value is None:
+        return None
+    q = QUANTITIES[quantity]
+    lo = q.lo + 10.0**-digits if q.lo_open else q.lo
+    return min(max(value, lo), q.hi)
+
+
 @dataclass
 class _Segment:
     start_t: float
@@ -152,6 +192,8 @@ class _Segment:
     periodic_ts: list[float]
     saves: list[float]
     on_notice: bool
+    notice_t: float | None = None
+    killed: bool = False
 
 
 def _by_run(events: list[JournalEvent]) -> dict[int, list[JournalEvent]]:
@@ -177,16 +219,21 @@ def _segments(evs: list[JournalEvent]) -> list[_Segment]:
             segs.append(current)
         elif current is None:
             continue
+        elif e.kind == "notice" and current.notice_t is None:
+            current.notice_t = e.t
         elif e.kind == "checkpoint" and not e.data.get("preexisting"):
-            current.checkpoint_ts.append(e.t)
+            content_t = _content_t(e)
+            current.checkpoint_ts.append(content_t)
             if e.data.get("save_s") is not None:
                 current.saves.append(float(e.data["save_s"]))
-            if e.data.get("on_notice"):
+            notice_t = current.notice_t
+            if e.data.get("on_notice") and (notice_t is None or content_t >= notice_t):
                 current.on_notice = True
             else:
                 current.periodic_ts.append(e.t)
         elif e.kind == "child_exit":
             current.stop_t = e.t
+            current.killed = bool(e.data.get("killed"))
             code = e.data.get("code")
             current.cause = "failed" if code not in (0, None) else None
             current = None
@@ -200,13 +247,25 @@ def _segments(evs: list[JournalEvent]) -> list[_Segment]:
     return segs
 
 
+def _content_t(e: JournalEvent) -> float:
+    """When a checkpoint's content was written: its newest file time (`mtime_ns`, less the
+    clock slack), else when the scan confirmed it. A journal written before mtimes were recorded
+    falls back to the confirmation time."""
+    mtime_ns = e.data.get("mtime_ns")
+    if isinstance(mtime_ns, int) and mtime_ns > 0:
+        return min(e.t, mtime_ns / 1e9 + MTIME_SLACK_S)
+    return e.t
+
+
 def _stop(run_id: int, seg: _Segment, ordered: list[JournalEvent]) -> Interruption:
     before = [t for t in seg.checkpoint_ts if t <= seg.stop_t]
     base = max([seg.start_t, *before])
     nxt = next((e.t for e in ordered if e.kind == "child_start" and e.t > seg.stop_t), None)
     restart = None if nxt is None else nxt - seg.stop_t
     lost = seg.stop_t - base
-    return Interruption(run_id, seg.stop_t, seg.cause or "", lost, seg.on_notice, restart)
+    return Interruption(
+        run_id, seg.stop_t, seg.cause or "", lost, seg.on_notice, restart, seg.killed
+    )
 
 
 def interruption_cost(summary: JobSummary, price_per_hour: float) -> dict[str, float]:

@@ -146,13 +146,22 @@ def _guard(report: FeedReport, work: Callable[[], None]) -> None:
     try:
         work()
     except FeedError as exc:
-        report.status, report.problem = "failed", f"{exc.reason}: {exc.url} {exc.detail}".strip()
+        where = _short_url(exc.url)
+        report.status, report.problem = "failed", f"{exc.reason}: {where} {exc.detail}".strip()
     except (azure.SchemaChanged, aws.SchemaChanged, tables.SchemaChanged) as exc:
         report.status, report.problem = "failed", f"schema: {exc}"
     except CatalogError as exc:
         report.status, report.problem = "failed", f"validation: {exc.render()}"
     except (OSError, zipfile.BadZipFile, KeyError) as exc:
         report.status, report.problem = "failed", f"{type(exc).__name__}: {exc}"
+
+
+def _short_url(url: str) -> str:
+    """A URL without its query: Azure's filter made the message 300 characters long."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else url
 
 
 def _meta(report: FeedReport, fetched: Fetched) -> None:
@@ -199,6 +208,8 @@ def _write(
                 offers,
             )
         )
+    if not report.offers:  # committing nothing would delete the feed's previous prices
+        raise tables.SchemaChanged(f"no usable price in {len(rows)} row(s)")
     report.files = [str(p) for p in store.commit(report.feed, docs)]
 
 
@@ -360,13 +371,29 @@ def _gpuhunt(env: Env, report: FeedReport) -> None:
 # ---------------------------------------------------------------- SkyPilot file
 
 
+def skypilot_cloud(cat: Catalog, path: Path, given: str | None) -> str | None:
+    """The cloud a SkyPilot file lists: `--provider`, else the folder it sits in when that is a
+    cloud's name (SkyPilot keeps `catalogs/v7/<cloud>/vms.csv`); None when neither tells."""
+    for name in (given, None if given else path.resolve().parent.name):
+        key = (name or "").strip().lower()
+        if key and (key in cat.providers or key in NEW_PROVIDER_NAMES):
+            return key
+    return None
+
+
 def _skypilot(env: Env, sky: SkyPilotFile, report: FeedReport) -> None:
     path = sky.path
-    provider = (sky.provider or path.parent.name).lower()
-    if provider not in env.cat.providers and provider not in NEW_PROVIDER_NAMES:
-        raise tables.SchemaChanged(f"unknown cloud {provider!r} for {path} (use --provider)")
-    with path.open(encoding="utf-8", newline="") as fh:
-        rows = tables.skypilot_rows(fh, provider, report.findings)
+    provider = skypilot_cloud(env.cat, path, sky.provider)
+    if provider is None:
+        raise tables.SchemaChanged(f"unknown cloud for {path} (use --provider)")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise tables.SchemaChanged("not a UTF-8 text file") from None
+    if "\0" in text:
+        raise tables.SchemaChanged("not a text file")
+    rows = tables.skypilot_rows(io.StringIO(text, newline=""), provider, report.findings)
     rows = [replace(r, published=sky.published) for r in rows]
     report.fetched_at = env.now.isoformat(timespec="seconds")
     title = f"SkyPilot catalog file {path.name} ({provider}), imported from disk"

@@ -2,6 +2,13 @@
 config files read the way sshd reads them (sshd_config(5)): keywords are case-insensitive, the
 first value obtained wins, `Include` takes globs (relative to /etc/ssh) and is read in place,
 and lines after a `Match` apply only to some connections, so they are not global values.
+
+The files are read in either case, for where a fix must go: each global setting carries its
+`rank` (how many setting lines sshd read before it), and `dropin_rank` says where a new file
+:data:`DROPIN` would be read (None when no global `Include` covers it). A line in the drop-in
+only takes effect when it is read before the line that sets the value now; with
+`PermitRootLogin yes` on line 1 and the Include after it, appending to the drop-in changes
+nothing (newcomer review #8). A config that is not text is reported, not read as defaults.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from gpuwise.probe.result import Failed, Found, Missing, ProbeResult, TimedOut
 from gpuwise.probe.run import run_cmd, which
 
 MAIN = "/etc/ssh/sshd_config"
+DROPIN = "/etc/ssh/sshd_config.d/00-gpuwise.conf"
 _ALIASES = {"challengeresponseauthentication": "kbdinteractiveauthentication"}
 _MAX_DEPTH = 16  # Include nesting sshd itself allows before refusing
 
@@ -22,27 +30,53 @@ _MAX_DEPTH = 16  # Include nesting sshd itself allows before refusing
 def probe_ssh(ctx: ProbeContext, as_root: bool, timeout_s: float) -> ProbeResult:
     """Effective settings with where each came from; `unreadable` lists files it could not
     read (as a normal user /etc/ssh/sshd_config.d/* is often root-only)."""
+    files = _read_files(ctx) if ctx.exists(MAIN) else None
     if as_root:
         res = run_cmd(["sshd", "-T"], ctx.left(timeout_s), _sbin_env(ctx))
         if res.timed_out:
             return TimedOut(timeout_s)
         if res.ok and res.stdout.strip():
-            return Found({"source": "sshd -T", "main_file": MAIN, **parse_sshd_t(res.stdout)})
-    if not ctx.exists(MAIN):
+            placement = _placement(files) if files and not files["not_text"] else {}
+            return Found(
+                {"source": "sshd -T", "main_file": MAIN, **parse_sshd_t(res.stdout), **placement}
+            )
+    if files is None:
         return Missing("no_sshd_config")
-    state: dict[str, Any] = {"settings": {}, "files": [], "unreadable": [], "in_match": False}
-    _read(ctx, MAIN, state, 0)
-    if MAIN in state["unreadable"]:
-        return Failed("sshd_config_unreadable", MAIN, facts={"unreadable": state["unreadable"]})
+    if files["not_text"]:
+        return Failed("sshd_config_not_text", ", ".join(files["not_text"]))
+    if MAIN in files["unreadable"]:
+        return Failed("sshd_config_unreadable", MAIN, facts={"unreadable": files["unreadable"]})
     return Found(
         {
             "source": "files",
             "main_file": MAIN,
-            "settings": state["settings"],
-            "files": state["files"],
-            "unreadable": state["unreadable"],
+            "settings": files["settings"],
+            "files": files["files"],
+            "unreadable": files["unreadable"],
+            **_placement(files),
         }
     )
+
+
+def _read_files(ctx: ProbeContext) -> dict[str, Any]:
+    """The config files as sshd reads them (see the module docstring)."""
+    state: dict[str, Any] = {
+        "settings": {},
+        "files": [],
+        "unreadable": [],
+        "not_text": [],
+        "in_match": False,
+        "rank": 0,
+        "dropin_rank": None,
+    }
+    _read(ctx, MAIN, state, 0)
+    return state
+
+
+def _placement(files: dict[str, Any]) -> dict[str, Any]:
+    """Where settings were read, for placing a fix: each keyword's file, line and rank, and
+    where the drop-in would be read."""
+    return {"placement": files["settings"], "dropin": DROPIN, "dropin_rank": files["dropin_rank"]}
 
 
 def _sbin_env(ctx: ProbeContext) -> dict[str, str]:
@@ -72,6 +106,9 @@ def _read(ctx: ProbeContext, path: str, state: dict[str, Any], depth: int) -> No
     if text is None:
         state["unreadable"].append(path)
         return
+    if not _is_text(text):
+        state["not_text"].append(path)
+        return
     state["files"].append(path)
     for number, raw in enumerate(text.splitlines(), 1):
         words = raw.split("#", 1)[0].replace("=", " ", 1).split(None, 1)
@@ -81,13 +118,41 @@ def _read(ctx: ProbeContext, path: str, state: dict[str, Any], depth: int) -> No
         if keyword == "match":
             state["in_match"] = value.lower() != "all"  # `Match all` returns to global lines
         elif keyword == "include" and depth < _MAX_DEPTH:
-            for included in _expand(ctx, value):
-                _read(ctx, included, state, depth + 1)
+            _include(ctx, value, state, depth)
         elif not state["in_match"]:
             keyword = _ALIASES.get(keyword, keyword)
             if keyword not in state["settings"]:
                 state["settings"][keyword] = {"value": value.split()[0], "file": path,
-                                              "line": number}  # fmt: skip
+                                              "line": number, "rank": state["rank"]}  # fmt: skip
+            state["rank"] += 1
+
+
+def _include(ctx: ProbeContext, value: str, state: dict[str, Any], depth: int) -> None:
+    """Read an Include's files in place, word by word; note where the drop-in would fall among
+    the matches of a global word that covers it (before the first one that sorts after it)."""
+    for word in value.split():
+        covers = not state["in_match"] and state["dropin_rank"] is None and _covers_dropin(word)
+        for included in _expand(ctx, word):
+            if covers and included >= DROPIN and state["dropin_rank"] is None:
+                state["dropin_rank"] = state["rank"]
+            _read(ctx, included, state, depth + 1)
+        if covers and state["dropin_rank"] is None:
+            state["dropin_rank"] = state["rank"]
+
+
+def _covers_dropin(word: str) -> bool:
+    """Whether an Include word names the drop-in (a glob that matches it, or its path)."""
+    pattern = word if word.startswith("/") else f"/etc/ssh/{word}"
+    return fnmatch.fnmatchcase(DROPIN, pattern)
+
+
+def _is_text(text: str) -> bool:
+    """A config sshd could parse: no NUL bytes, and (decoded leniently) almost no replacement
+    characters. A binary file is otherwise read as "nothing set", i.e. the compiled-in
+    defaults, without a word."""
+    if "\0" in text:
+        return False
+    return text.count("\ufffd") <= max(2, len(text) // 100)
 
 
 def _expand(ctx: ProbeContext, value: str) -> list[str]:

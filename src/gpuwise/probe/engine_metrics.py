@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import http.client
 import math
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -163,6 +164,10 @@ def parse_metrics(text: str) -> EngineCounters | None:
     return None
 
 
+_HOST = re.compile(r"[A-Za-z0-9._-]+|[0-9A-Fa-f:.]+(%[\w.-]+)?")
+"""A host name or IPv4 address, or an IPv6 address (urlsplit drops its brackets)."""
+
+
 def metrics_url(text: str) -> str:
     """The URL to read: http(s) only; a bare host:port gets ``http://`` and ``/metrics``.
 
@@ -173,6 +178,8 @@ def metrics_url(text: str) -> str:
         raw = f"http://{raw}"
     parts = urllib.parse.urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(raw)
+    if not _HOST.fullmatch(parts.hostname):  # 'not a url' became host "not a url"
         raise ValueError(raw)
     _ = parts.port  # raises ValueError on a bad port
     path = parts.path if parts.path not in ("", "/") else "/metrics"

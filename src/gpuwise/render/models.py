@@ -112,4 +112,7 @@ def model_detail(d: dict[str, Any]) -> Table:
             table.add_row(t(f"field.{key}"), ", ".join(d[key]))
     for s in d["sources"]:
         table.add_row(t("col.source"), f"{s['url']} ({s['retrieved']})")
+    note = (d.get("reading") or {}).get("note")
+    if note:  # how the name was read: an Ollama tag is Ollama's file
+        table.add_row(t("field.reading"), t(note["key"], **note["params"]))
     return table

@@ -49,6 +49,15 @@ def _summary(r: dict[str, Any]) -> Table:
         table.add_row(t(key), value)
     table.add_row(*_cost_row(r))
     table.add_row(t("supervise.r_plan"), _plan_text(r["plan_inputs"], r["offer"]))
+    for clamp in r.get("plan_clamps") or []:
+        note = t(
+            "supervise.plan_clamped",
+            flag=clamp["flag"],
+            measured=fmt_num(clamp["measured"], 2),
+            used=fmt_num(clamp["used"], 2),
+            running=duration(r["running_s"]),
+        )
+        table.add_row("", note)
     if r.get("cadence"):
         c = r["cadence"]
         table.add_row(t("supervise.r_cadence", notice=fmt_num(c["notice_s"])), _cadence_text(c))
@@ -111,5 +120,6 @@ def _stops(stops: list[dict[str, Any]]) -> Table:
     for s in stops:
         when = dt.datetime.fromtimestamp(s["t"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
         saved = t("supervise.yes") if s["checkpoint_on_notice"] else t("supervise.no")
-        table.add_row(when, s["cause"], duration(s["lost_s"]), saved, duration(s["restart_s"]))
+        cause = t("supervise.cause_killed", cause=s["cause"]) if s.get("killed") else s["cause"]
+        table.add_row(when, cause, duration(s["lost_s"]), saved, duration(s["restart_s"]))
     return table

@@ -25,6 +25,7 @@ class Child:
     """A running command and its process group."""
 
     proc: subprocess.Popen[bytes]
+    killed: bool = False  # set when a stop had to send SIGKILL (the command ignored the signal)
 
     @property
     def pid(self) -> int:
@@ -62,13 +63,18 @@ class Child:
         return bool(group_members(self.pid))
 
     def stop(self, term_sig: int, grace_s: float) -> int:
-        """End the whole group: `term_sig`, SIGKILL after `grace_s`; returns the exit status."""
+        """End the whole group: `term_sig`, SIGKILL after `grace_s`; returns the exit status.
+
+        `killed` tells afterwards whether SIGKILL was needed: a report must not call a command
+        that had to be killed "stopped cleanly".
+        """
         if self.group_alive():
             self.signal_group(term_sig)
             end = time.monotonic() + max(0.0, grace_s)
             while self.group_alive() and time.monotonic() < end:
                 time.sleep(_TICK_S)
             if self.group_alive():
+                self.killed = True
                 self.signal_group(signal.SIGKILL)
                 while self.group_alive() and time.monotonic() < end + grace_s + 1:
                     time.sleep(_TICK_S)

@@ -119,3 +119,35 @@ def check_cloud(name: str) -> str:
     raise UserError(
         "supervise.bad_cloud", value=name, allowed=", ".join(("auto", "none", *CLOUD_IDS))
     )
+
+
+def check_pattern(pattern: str) -> str:
+    """A `--pattern` glob that can match a top-level entry, else a UserError.
+
+    fnmatch reads a `[` without its `]` as a literal bracket, so `--pattern '['` would be
+    accepted and silently never match: the supervisor would then wait for a checkpoint that it
+    can never see. Empty patterns and patterns with a `/` (only the top level is listed) fail
+    the same way and are refused too.
+    """
+    if not pattern or "/" in pattern or _unclosed_bracket(pattern):
+        raise UserError("supervise.bad_pattern", value=pattern)
+    return pattern
+
+
+def _unclosed_bracket(pattern: str) -> bool:
+    """Whether a `[` opens a set that fnmatch never sees closed (its own rules: a `]` right
+    after `[` or `[!` belongs to the set)."""
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "[":
+            j = i + 1
+            if j < len(pattern) and pattern[j] == "!":
+                j += 1
+            if j < len(pattern) and pattern[j] == "]":
+                j += 1
+            close = pattern.find("]", j)
+            if close < 0:
+                return True
+            i = close
+        i += 1
+    return False

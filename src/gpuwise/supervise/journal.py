@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.errors import UserError
+from gpuwise.monitor.store_guard import check_schema
 from gpuwise.preempt.summary import JournalEvent
 
 SCHEMA = """
@@ -61,6 +62,7 @@ class Journal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._version_checked = False
 
     @contextlib.contextmanager
     def _db(self, create: bool) -> Iterator[sqlite3.Connection]:
@@ -68,6 +70,9 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.is_file():
             raise UserError("supervise.no_journal", path=str(self.path))
+        if not self._version_checked:  # a newer gpuwise's journal: refused, left untouched
+            check_schema(self.path, int(SCHEMA_VERSION), "schema", "supervise.journal_newer")
+            self._version_checked = True
         try:
             con = sqlite3.connect(str(self.path), timeout=_BUSY_TIMEOUT_S)
         except sqlite3.Error as exc:

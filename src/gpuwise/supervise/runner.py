@@ -23,19 +23,16 @@ import os
 import queue
 import signal
 import socket
-import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from gpuwise.catalog.schema_supervise import PreemptionEndpoint
 from gpuwise.errors import UserError
-from gpuwise.i18n import t
-from gpuwise.preempt.cadence import CadenceVerdict, check_cadence, intervals
+from gpuwise.preempt.cadence import check_cadence, intervals
 from gpuwise.preempt.checkpoints import CheckpointTracker, Completed
 from gpuwise.preempt.notice import Notice
 from gpuwise.preempt.plan import WaitPlan, plan_wait, resolve_deadline
@@ -44,57 +41,17 @@ from gpuwise.supervise.child import Child, run_hook, spawn
 from gpuwise.supervise.config import SuperviseConfig
 from gpuwise.supervise.journal import Journal
 from gpuwise.supervise.metadata import MetadataPoller, Polled, Unreachable, acknowledge
+from gpuwise.supervise.outcome import Attempt as _Attempt
+from gpuwise.supervise.outcome import Outcome, say
 from gpuwise.supervise.paths import state_dir
 from gpuwise.supervise.scan import scan_dir
 
 EX_TEMPFAIL = 75  # sysexits.h: a temporary failure, the caller may retry (here: resume)
 _TICK_S = 0.05  # main-loop pace; real work (HTTP, directory scans) runs at its own intervals
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
-
-
-@dataclass
-class Outcome:
-    """How a supervision ended (the CLI prints it and exits with `code`)."""
-
-    code: int
-    outcome: str  # completed | failed | preempted | platform-sigterm | interrupted
-    attempts: int
-    run_id: int
-    job: str
-    journal: str
-    last_checkpoint: str | None = None
-    checkpoint_on_notice: bool | None = None
-    notice: dict[str, Any] | None = None
-    cadence: CadenceVerdict | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON shape."""
-        return {
-            "exit_code": self.code,
-            "outcome": self.outcome,
-            "attempts": self.attempts,
-            "run_id": self.run_id,
-            "job": self.job,
-            "journal": self.journal,
-            "last_checkpoint": self.last_checkpoint,
-            "checkpoint_on_notice": self.checkpoint_on_notice,
-            "notice": self.notice,
-            "cadence": None if self.cadence is None else self.cadence.as_dict(),
-            "warnings": self.warnings,
-        }
-
-
-@dataclass
-class _Attempt:
-    code: int
-    ended_by: str  # completed | failed | preempted | platform-sigterm | interrupted
-
-
-def say(key: str, **params: Any) -> None:
-    """One progress line on stderr, in the user's language."""
-    sys.stderr.write(t(key, **params) + "\n")
-    sys.stderr.flush()
+MTIME_SLACK_NS = 20_000_000
+"""File times come from the kernel's coarse clock, up to one tick (10 ms at HZ=100) behind
+`time.time_ns()`: a file written just after the notice may carry a time a few ms before it."""
 
 
 class Supervisor:
@@ -113,6 +70,7 @@ class Supervisor:
         self.saves: list[float] = []
         self.periodic: list[float] = []
         self.slow_warned = False
+        self.notice_ns: int | None = None  # wall clock when the notice was passed on
         self.notice_file = state_dir() / "supervise" / f"notice-{os.getpid()}.json"
         self.outcome = Outcome(0, "completed", 0, 0, cfg.job, str(cfg.journal))
         self._old_handlers: dict[int, Any] = {}
@@ -192,7 +150,13 @@ class Supervisor:
                 self.cfg.notice_length_s(),
                 self.cfg.notice_length_s() - self.cfg.usable_notice_s(),
             )
-        self._log("run_end", code=code, outcome=result.ended_by, child_code=result.code)
+        self._log(
+            "run_end",
+            code=code,
+            outcome=result.ended_by,
+            child_code=result.code,
+            killed=self.outcome.killed,
+        )
         return self.outcome
 
     # ------------------------------------------------------------------ one start
@@ -278,9 +242,9 @@ class Supervisor:
         self._write_notice_file(notice, plan)
         wait_until = mono + (plan.wait_until - now).total_seconds()
         deadline = mono + (plan.deadline - now).total_seconds()
-        asked_ns = time.time_ns()
+        self.notice_ns = time.time_ns()
         self._deliver(child, plan, wait_until)
-        found = self._wait_for_checkpoint(child, wait_until, asked_ns)
+        found = self._wait_for_checkpoint(child, wait_until)
         self.outcome.checkpoint_on_notice = (
             None if cfg.checkpoint_dir is None else found is not None
         )
@@ -292,9 +256,10 @@ class Supervisor:
         if code is None or child.group_alive():
             grace = max(0.0, min(cfg.kill_grace_s, deadline - time.monotonic()))
             code = child.stop(signal.SIGTERM, grace)
+        self.outcome.killed = child.killed
         for _ in range(cfg.stable_polls):  # record a save that finished as the command stopped
             self._maybe_scan(on_notice=True, force=True)
-        self._log("child_exit", attempt=self.outcome.attempts, code=code)
+        self._log("child_exit", attempt=self.outcome.attempts, code=code, killed=child.killed)
         if ep is not None and ep.ack == "azure-start-requests" and notice.reason == "Preempt":
             self._acknowledge(ep, notice.event_id)
         return _Attempt(code, ended_by)
@@ -316,15 +281,13 @@ class Supervisor:
                 "signal", signal=signal.Signals(cfg.notice_signal).name, to="group", sent=sent
             )
 
-    def _wait_for_checkpoint(
-        self, child: Child, wait_until: float, asked_ns: int
-    ) -> Completed | None:
+    def _wait_for_checkpoint(self, child: Child, wait_until: float) -> Completed | None:
         """Until `wait_until`: the first checkpoint completed with content written after the
-        notice was passed on (`asked_ns`, wall clock), or None. One that merely finished being
+        notice was passed on (`notice_ns`, wall clock), or None. One that merely finished being
         confirmed after the notice holds older work and does not end the wait."""
 
         def fresh(done: list[Completed]) -> Completed | None:
-            return next((c for c in reversed(done) if c.newest_mtime_ns >= asked_ns), None)
+            return next((c for c in reversed(done) if self._after_notice(c)), None)
 
         exited_scans = 0
         while time.monotonic() < wait_until:
@@ -373,23 +336,29 @@ class Supervisor:
         done = self.tracker.feed(scan_dir(cfg.checkpoint_dir, cfg.pattern, cfg.marker), time.time())
         for c in done:
             path = str(cfg.checkpoint_dir / c.name)
+            saved_on_notice = on_notice and self._after_notice(c)
             self._log(
                 "checkpoint",
                 name=c.name,
                 path=path,
                 rel=c.name,
                 save_s=c.save_s,
-                on_notice=on_notice,
+                on_notice=saved_on_notice,
                 preexisting=False,
                 mtime_ns=c.newest_mtime_ns,
             )
             say("supervise.checkpoint", path=path, save=f"{c.save_s or 0:.1f}")
             if c.save_s is not None:
                 self.saves.append(c.save_s)
-            if not on_notice:
+            if not saved_on_notice:
                 self.periodic.append(c.completed_t)
             self._check_slow(c)
         return done
+
+    def _after_notice(self, c: Completed) -> bool:
+        """Whether a checkpoint's content was written after the notice was passed on: only such
+        a one was "saved on the notice" (a scan may confirm an older one after the notice)."""
+        return self.notice_ns is not None and c.newest_mtime_ns >= self.notice_ns - MTIME_SLACK_NS
 
     def _check_slow(self, c: Completed) -> None:
         usable = self.cfg.usable_notice_s()
