@@ -18,8 +18,11 @@ from gpuwise.catalog.schema_advise import Region
 from gpuwise.catalog.schema_cloud import Offer, Provider
 
 CARD_COUNTS = (1, 2, 4, 8)
-DOMESTIC_VENDORS = ("huawei",)
-"""Vendors that satisfy a 国产化 requirement (Huawei Ascend in this catalog)."""
+DOMESTIC_VENDORS = ("huawei", "cambricon", "hygon", "moorethreads", "biren", "iluvatar", "metax")
+"""Vendors that satisfy a 国产化 requirement: Chinese chip makers (Huawei Ascend, Cambricon,
+Hygon DCU, Moore Threads, Biren, Iluvatar CoreX, MetaX). Their cards whose software stack the
+catalog does not model get "unknown" engine verdicts and are listed as not checked, never as
+an answer."""
 
 
 @dataclass(frozen=True)
