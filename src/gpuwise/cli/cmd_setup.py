@@ -209,6 +209,8 @@ def _write(folder: Path, files: dict[str, str], force: bool) -> None:
             "setup.out_unusable", path=str(folder), problem=exc.strerror or str(exc)
         ) from exc
     for name in files:
+        if (folder / name).exists() and not force:  # a folder of files: name the folder
+            raise UserError("setup.out_exists", file=str(folder / name), folder=str(folder))
         check_output(folder / name, force, "--out")
     for name, text in files.items():
         path = folder / name
