@@ -16,14 +16,13 @@ import statistics
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import tomllib
 from peers import gpu_job, model_job, run_llm_analysis
 
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import GpuwiseError
-from gpuwise.estimate.cases import run_case
+from gpuwise.estimate.cases import constant_source_urls, norm_url, run_case
 from gpuwise.estimate.constants import MemoryConstants
 
 CASES = Path(__file__).parent.parent / "tests" / "data" / "memory_cases.toml"
@@ -93,15 +92,15 @@ def main() -> None:
     ours, theirs, both = [], [], []
     held: list[float] = []
     by_source: dict[str, list[float]] = {}
-    constant_sources = _constant_source_urls(cat)
+    constant_sources = constant_source_urls(cat)
     print(f"{'case':46} {'measured':>9} {'gpuwise':>9} {'err':>7} {'llm-an.':>9} {'err':>7}")
     for c in active:
         r = run_case(cat, consts, c)
         ours.append(abs(r.error))
-        calibration = any(_norm(c["url"]).startswith(u) for u in constant_sources)
+        calibration = any(norm_url(c["url"]).startswith(u) for u in constant_sources)
         if not calibration:
             held.append(abs(r.error))
-        by_source.setdefault(_norm(c["url"]), []).append(abs(r.error))
+        by_source.setdefault(norm_url(c["url"]), []).append(abs(r.error))
         p = peer.get(c["id"], {})
         peer_value = _peer_value(p, c)
         if peer_value is not None:
@@ -136,19 +135,6 @@ def main() -> None:
             f"{statistics.median(both):.1%}, llm-analysis median {statistics.median(theirs):.1%}, "
             f"worst {max(theirs):.1%}"
         )
-
-
-def _constant_source_urls(cat: Any) -> set[str]:
-    """URLs of the sources the memory model's constants cite (data/memory.toml kinds)."""
-    kinds = ("weight_format", "kv_dtype", "optimizer", "precision", "engine", "activation_model")
-    ids = {sid for k in kinds for e in cat.extra(k) for sid in e.source_ids()}
-    return {_norm(cat.sources[i].url) for i in ids if i in cat.sources}
-
-
-def _norm(url: str) -> str:
-    """A URL without scheme, query, fragment or trailing slash (to match case and source)."""
-    parts = urlsplit(url)
-    return f"{parts.netloc}{parts.path}".rstrip("/")
 
 
 def _peer_value(p: dict[str, Any], case: dict[str, Any]) -> float | None:

@@ -58,7 +58,8 @@ def test_untied_models_drop_both_tables() -> None:
         ("gpt-oss-120b", "llama.cpp", 8192, 9 / 1.25),  # ubatch 512 × 4 / 128 = 16
         ("qwen3-30b-a3b", "llama.cpp", 64, 33 / 3),  # a short prompt: 4 tokens per expert
         ("mixtral-8x7b", "llama.cpp", 512, 2 / 1.25),  # 512 × 2 / 8 = 128: one tile, not four
-        ("qwen3-30b-a3b", "vllm", 512, 1.0),  # fused MoE kernels: no per-expert tile model
+        ("qwen3-30b-a3b", "vllm", 512, 5 / 1.25),  # fused MoE kernels tile too (issue 28)
+        ("gpt-oss-120b", "vllm", 8192, 1.5 / (1 + 128 / 8192)),  # 8192 × 4 / 128 = 256 tokens
         ("llama-3.1-8b", "llama.cpp", 512, 1.0),  # dense
     ],
 )

@@ -28,17 +28,19 @@ CASES: list[dict[str, Any]] = tomllib.loads(
 )["case"]
 ACTIVE = [c for c in CASES if "excluded" not in c]
 
-LOSO_TARGETS = {  # metric: (median |error| at most, share within 25% at least)
-    "decode": (0.11, 0.80),  # 10.7%, 82% (issue 12: ≤ 12%, ≥ 75%)
-    "prefill": (0.15, 0.77),  # 14.7%, 79% (issue 12: ≤ 15%, ≥ 70%); current builds below
-    "train": (0.12, 0.60),
+LOSO_TARGETS = {  # metric: (median |error| at most, share within 25% at least) — regression
+    # guards at the figures reached (benchmarks/README.md), not issue 28's targets
+    "decode": (0.11, 0.78),  # 10.1%, 80% (issue 12: ≤ 12%, ≥ 75%)
+    "prefill": (0.15, 0.77),  # 14.6%, 80% (issue 12: ≤ 15%, ≥ 70%); current builds below
+    "serving": (0.30, 0.40),  # 28.6%, 43% on 65 cases of one source (issue 28)
+    "train": (0.10, 0.70),  # 8.9%, 73% on 41 cases
 }
 CURRENT_BUILD_CUT = "2024-06-23"  # llama.cpp's INT8 MMQ prompt path (benchmarks --by-build)
 PREFILL_CURRENT = (0.115, 0.84)  # 10.9%, 86% on 104 cases of builds users run today
 DECODE_CLASS_MEDIAN = {  # issue 12: ≤ 20% median on every card class
     "consumer": 0.10,
     "workstation": 0.10,
-    "datacenter": 0.165,
+    "datacenter": 0.17,
     "apple": 0.17,
     "amd": 0.125,  # 11.5% on 19 cases (7.6% on the first 14)
 }
@@ -53,6 +55,8 @@ COVERAGE = {  # (class, metric): (cases at least, sources at least) — achieved
     ("workstation", "prefill"): (10, 3),
     ("amd", "decode"): (19, 7),
     ("amd", "prefill"): (10, 5),
+    ("datacenter", "serving"): (60, 1),
+    ("datacenter", "train"): (36, 4),
 }
 
 
@@ -145,3 +149,23 @@ def test_tolerances_and_exclusions_say_why() -> None:
             assert len(c.get("tolerance_reason", "")) > 40, c["id"]
         if "excluded" in c:
             assert len(c["excluded"]) > 20, c["id"]
+
+
+def test_error_bands_are_the_held_out_errors(env, prepared, loso) -> None:  # type: ignore[no-untyped-def]
+    """data/speed_band.toml is exactly what benchmarks/calibrate_speed.py computes from these
+    leave-one-source-out estimates and the memory cases: no band is hand-set."""
+    from gpuwise.estimate.speed_band_data import bands
+
+    cat, mc, sc = env
+    memory = tomllib.loads(
+        (Path(__file__).parent.parent / "data" / "memory_cases.toml").read_text(encoding="utf-8")
+    )["case"]
+    shipped = sorted((b.kind, b.engine, b.card_class, b.p10, b.p90, b.cases) for b in sc.bands)
+    fresh = sorted(
+        (b.kind, b.engine, b.card_class, b.p10, b.p90, b.cases)
+        for b in bands(cat, mc, prepared, loso, memory)
+    )
+    assert shipped == fresh, "run python benchmarks/calibrate_speed.py"
+    kinds = {b[0] for b in shipped}
+    assert {"decode", "prefill", "serving", "train", "vram"} <= kinds
+    assert all(lo < 1 < hi for _kind, _e, _c, lo, hi, _n in shipped)

@@ -91,6 +91,10 @@ class KernelPath(Sourced):
     rate: TensorRate
     staging_bytes_per_weight: NonNegativeFloat = 0.0
     before: dt.date | None = None
+    weight_only_gemm: bool | None = None
+    """Whether the prefill GEMMs are the weight-only group ("+wq": dequantizing generic kernels
+    such as AutoAWQ's or exllama's) or run like 16-bit GEMMs (Marlin dequantizes in registers at
+    the tensor rate); None: by the kind (AWQ, GPTQ, bitsandbytes are weight-only)."""
 
 
 class EngineEra(Sourced):
@@ -103,6 +107,33 @@ class EngineEra(Sourced):
     era: str
     backend: str | None = None
     """Only builds for this backend (e.g. "cuda": a CUDA-only change); None: every backend."""
+
+
+class EngineScheduler(Sourced):
+    """An engine scheduler's defaults: how many requests run at once and how many tokens one
+    step batches. Engines pick them by device (vLLM: larger on GPUs of at least 70 GiB that are
+    not A100s); the first entry whose conditions the card meets applies."""
+
+    engine: str
+    max_running_requests: int = Field(gt=0)
+    max_batched_tokens: int | None = Field(default=None, gt=0)
+    min_memory_gb: NonNegativeFloat = 0.0
+    unless_name_contains: str | None = None
+    """The entry does not apply to a card whose name contains this (case-insensitive)."""
+
+
+class StepLaunch(Sourced):
+    """Whether an engine launches a decode step as captured CUDA graphs (one launch for the
+    whole step) or kernel by kernel from Python (eager): the fixed cost per layer differs by
+    several times, so the overheads pool by this class before pooling across all engines."""
+
+    engine: str
+    cuda_graphs: bool
+    eager_era: str | None = None
+    """The engine's era label to use when the user turns graphs off (`--enforce-eager`)."""
+    prefill_graphs: bool = False
+    """Whether prompt (and mixed) steps are captured too (vLLM V1's piecewise graphs); most
+    engines capture decode batches only, so a prompt's forward pays the eager launch cost."""
 
 
 class HalfAccumulate(Sourced):
@@ -119,6 +150,11 @@ class TrainEfficiency(Sourced):
 
     mode: Literal["full", "lora", "qlora", "freeze", "any"]
     architecture: str = "any"
+    precision: Literal["16-bit", "fp8", "any"] = "any"
+    """The GEMM precision class: FP8 training reaches another share of its (higher) peak."""
+    model_kind: Literal["dense", "moe", "any"] = "any"
+    """A mixture of experts spends part of its step routing and permuting tokens and in grouped
+    expert GEMMs, which a dense model's share does not describe."""
     matmul_utilisation: float = Field(gt=0, le=1)
     calibrated_on: list[str] = Field(default_factory=list)
 
@@ -128,6 +164,21 @@ class MatmulFraction(Sourced):
 
     architecture: str
     fraction: float = Field(gt=0, le=1)
+
+
+class ErrorBand(Sourced):
+    """How far published measurements fell from gpuwise's estimate when their source was left
+    out of the fit: the 10th and 90th percentiles of measured ÷ estimated, for one kind of
+    figure (decode, prefill, serving, train, vram), engine and card class ("any": pooled). An
+    estimate E is then read as "between E × p10 and E × p90 for 8 in 10 such setups".
+    Written by benchmarks/calibrate_speed.py (data/speed_band.toml), never by hand."""
+
+    kind: Literal["decode", "prefill", "serving", "train", "vram"]
+    engine: str = "any"
+    card_class: str = "any"
+    p10: PositiveFloat
+    p90: PositiveFloat
+    cases: int = Field(gt=0)
 
 
 class PowerScaling(Sourced):
@@ -187,6 +238,9 @@ SPEED_KINDS: dict[str, type[BaseModel]] = {
     "kernel_path": KernelPath,
     "engine_era": EngineEra,
     "half_accumulate": HalfAccumulate,
+    "engine_scheduler": EngineScheduler,
+    "error_band": ErrorBand,
+    "step_launch": StepLaunch,
     "train_efficiency": TrainEfficiency,
     "matmul_fraction": MatmulFraction,
     "link_model": LinkModel,

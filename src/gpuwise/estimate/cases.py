@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from gpuwise.catalog import Catalog
 from gpuwise.estimate.constants import MemoryConstants
@@ -84,3 +85,17 @@ def run_case(cat: Catalog, consts: MemoryConstants, case: dict[str, Any]) -> Cas
     return CaseResult(
         case["id"], float(case["measured_gb"]), measured_value(est, case), case["measured"]
     )
+
+
+def norm_url(url: str) -> str:
+    """A URL without scheme, query, fragment or trailing slash (to match case and source)."""
+    parts = urlsplit(url)
+    return f"{parts.netloc}{parts.path}".rstrip("/")
+
+
+def constant_source_urls(cat: Catalog) -> set[str]:
+    """URLs of the sources the memory model's constants cite (data/memory.toml kinds): a case
+    from one of them informed a constant, so it is not held out."""
+    kinds = ("weight_format", "kv_dtype", "optimizer", "precision", "engine", "activation_model")
+    ids = {sid for k in kinds for e in cat.extra(k) for sid in e.source_ids()}
+    return {norm_url(cat.sources[i].url) for i in ids if i in cat.sources}

@@ -59,8 +59,18 @@ def estimate_report(
             max_context=max_context(req, c, gpu),
         )
         if sc is not None:
+            memory.update(vram_band(sc, req, shown.device_total_bytes))
             report["speed"] = speed_report(req, c, sc, gpu, speed_opts or {}, memory)
     return report
+
+
+def vram_band(sc: SpeedConstants, req: MemoryRequest, total: int) -> dict[str, int]:
+    """p10 and p90 of the device total: where 8 in 10 published measurements fell relative to
+    the estimate (the "vram" error band; empty without band data)."""
+    band = sc.band("vram", req.engine or "transformers", "any")
+    if band is None:
+        return {}
+    return {"band_p10_bytes": int(total * band.p10), "band_p90_bytes": int(total * band.p90)}
 
 
 def offload_fraction(minimal_total: int, usable: int, weights: int, engine_offloads: bool) -> float:
@@ -95,6 +105,7 @@ def speed_report(
         cpu_bandwidth_gbps=opts.get("cpu_bandwidth_gbps"),
         offload_fraction=offload,
         max_batch=max_batch(req, c, gpu) if opts.get("concurrency") else None,
+        enforce_eager=bool(opts.get("enforce_eager", False)),
     )
     est = training_speed(r, sc, inputs) if req.training else inference_speed(r, sc, inputs)
     out = est.as_dict()

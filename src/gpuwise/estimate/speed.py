@@ -15,6 +15,7 @@ Every efficiency is catalog data (data/speed.toml, data/speed_fitted.toml) with 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from dataclasses import dataclass, field
@@ -24,8 +25,8 @@ from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_memory import WeightFormat
 from gpuwise.errors import UserError
 from gpuwise.estimate.kv import kv_cache_bytes
-from gpuwise.estimate.memory import trainable_params
 from gpuwise.estimate.resolve import Resolved
+from gpuwise.estimate.speed_band import bands_of
 from gpuwise.estimate.speed_constants import (
     SpeedConstants,
     backend_of,
@@ -44,6 +45,10 @@ class Rates:
     flops: float
     overhead_s_per_layer: float
     dequant_s_per_weight: float
+    prefill_overhead_s_per_layer: float = 0.0
+    """Launch cost per layer of a prefill step: engines capture CUDA graphs for decode batches
+    only (llama.cpp for one-token steps, vLLM and SGLang for decode batch sizes), so a prompt's
+    forward pass pays the eager launch cost of the engine's era without graphs."""
     staging_bytes_per_weight: float = 0.0
     factors: dict[str, Any] = field(default_factory=dict)
 
@@ -68,10 +73,12 @@ WEIGHT_ONLY_KINDS = frozenset({"awq", "gptq", "bnb"})
 """Weight formats whose GEMMs dequantize inside the kernel and multiply in 16 bits."""
 
 
-def prefill_group_rate(rate: str, kind: str) -> str:
+def prefill_group_rate(rate: str, kind: str, weight_only: bool | None = None) -> str:
     """The rate a prefill efficiency is looked up (and fitted) by: weight-only quantized GEMMs
-    are their own group beside the float GEMMs at the same tensor rate."""
-    return f"{rate}+wq" if kind in WEIGHT_ONLY_KINDS and rate in ("bf16", "fp16") else rate
+    are their own group beside the float GEMMs at the same tensor rate, unless the engine's
+    kernel path says its GEMMs run like 16-bit ones (`weight_only` False: Marlin)."""
+    wq = kind in WEIGHT_ONLY_KINDS if weight_only is None else weight_only
+    return f"{rate}+wq" if wq and rate in ("bf16", "fp16") else rate
 
 
 def tensor_peak(gpu: Gpu, rate: str, sc: SpeedConstants) -> tuple[float, str]:
@@ -105,11 +112,14 @@ def rates(
     gpu: Gpu,
     backend: str | None = None,
     built: dt.date | None = None,
+    eager: bool = False,
 ) -> Rates:
     """Datasheet peaks × the engine's achievable fractions on this kind of card.
 
     `built` is the engine build's date when estimating a measurement made with an old build
-    (its kernels may take another tensor path); None means current builds.
+    (its kernels may take another tensor path); None means current builds. `eager`: the user
+    turned the engine's CUDA graphs off (vLLM's `--enforce-eager`), so each decode step pays
+    the launch cost of eager engines (speed.toml `[[step_launch]]`).
     """
     if not gpu.memory_bandwidth_gbps:
         raise UserError("speed.no_bandwidth", gpu=gpu.id)
@@ -118,20 +128,29 @@ def rates(
     era = sc.engine_key(engine, built, backend)
     kind = kernel_kind(r.fmt)
     dec = sc.decode_on(gpu, engine, sc.decode_fraction(era, decode_memory_key(gpu, backend)))
-    over = sc.overhead(era, backend)
+    over = sc.overhead(sc.eager_key(engine) if eager else era, backend)
+    eager_prefill = sc.launch_class(era) == "graphs" and not sc.prefill_graphs(era)
+    over_prefill = sc.overhead(sc.eager_key(engine), backend) if eager_prefill else over
     path = sc.kernel_rate(engine, kind, built, backend)
     peak, rate = tensor_peak(gpu, path.rate, sc)
-    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), prefill_group_rate(rate, kind))
+    group = prefill_group_rate(rate, kind, path.weight_only_gemm)
+    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), group)
     ceiling = sc.matmul_fraction(gpu)
     fraction = min(pre.fraction, ceiling)
+    flops = peak * fraction
+    if kind == "fp8" and rate == "fp8":  # W8A8 never runs below the engine's 16-bit GEMMs
+        half_peak, half = tensor_peak(gpu, "bf16", sc)
+        half_pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), half)
+        flops = max(flops, half_peak * min(half_pre.fraction, ceiling))
     deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None
     vector = vector_flops(gpu)
     per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
     used = [dec, over, path, pre] + ([deq] if deq else [])
     return Rates(
         bandwidth_bps=gpu.memory_bandwidth_gbps * 1e9 * dec.bandwidth_fraction,
-        flops=peak * fraction,
+        flops=flops,
         overhead_s_per_layer=over.ms_per_layer / 1000,
+        prefill_overhead_s_per_layer=over_prefill.ms_per_layer / 1000,
         dequant_s_per_weight=per_weight,
         staging_bytes_per_weight=path.staging_bytes_per_weight,
         factors={
@@ -357,7 +376,7 @@ def prefill_parts(
     if r.tp > 1 and link_bps:
         ring = 2 * (r.tp - 1) / r.tp
         comm = 2 * m.layers * tokens * m.hidden_size * 2 * ring / link_bps
-    overhead = chunks * m.layers * rt.overhead_s_per_layer
+    overhead = chunks * m.layers * (rt.prefill_overhead_s_per_layer or rt.overhead_s_per_layer)
     return PrefillParts(compute, memory, staging, comm, overhead)
 
 
@@ -367,33 +386,6 @@ def prefill_time(
     """Seconds to process `batch` prompts of `prompt` tokens, and the bound hit."""
     parts = prefill_parts(r, rt, prompt, batch, link_bps)
     return parts.total, parts.bound
-
-
-def train_flops_per_token(r: Resolved) -> float:
-    """6N (full) or 4N (adapters: no weight gradients), +2N with recomputation, plus attention."""
-    m, req = r.req.model, r.req
-    active = m.active_params_b * 1e9
-    passes = 6.0 if req.mode == "full" else 4.0
-    if req.grad_checkpointing:
-        passes += 2.0
-    attention = _attention_flops_per_token(r, req.seq_len / 2) * passes / 2
-    return passes * active + attention
-
-
-def comm_bytes_per_step(r: Resolved) -> float:
-    """Bytes each GPU sends per optimizer step: ring all-reduce ≈ 2(N−1)/N of the payload."""
-    req, m, n = r.req, r.req.model, r.req.gpus
-    if n == 1:
-        return 0.0
-    ring = 2 * (n - 1) / n
-    params = m.params_b * 1e9
-    if r.strategy in ("zero3", "fsdp", "zero3-offload"):
-        return 1.5 * ring * params * 2  # all-gather forward and backward, reduce-scatter grads
-    if r.strategy == "tp":
-        act = req.batch * req.seq_len * m.hidden_size * 2
-        return 4 * m.layers * act * ring
-    adapters, full = trainable_params(r)
-    return ring * (adapters + full) * 2
 
 
 @dataclass(frozen=True)
@@ -410,6 +402,13 @@ class SpeedInputs:
     max_batch: int | None = None
     backend: str | None = None
     built: dt.date | None = None
+    enforce_eager: bool = False
+    model_parallel: int = 1
+    """Training: GPUs one copy of the weights is split over (tensor × pipeline parallel), so
+    data-parallel replicas are gpus ÷ this and each synchronises its share of the gradients."""
+    expert_parallel: int = 1
+    """Training a MoE: GPUs the experts are spread over; tokens travel to their experts and back
+    (all-to-all) in every MoE layer, forward and backward."""
     node_gpus: int | None = None
     """Devices in one machine when the job spans several (a rented node, an owned server)."""
     network_gbps_per_node: float | None = None
@@ -430,10 +429,39 @@ class SpeedEstimate:
     step_time_s: float | None = None
     train_time_h: float | None = None
     factors: dict[str, Any] = field(default_factory=dict)
+    band: dict[str, list[float]] | None = None
+    """p10 and p90 of each figure: where 8 in 10 published measurements of such setups fell
+    relative to the estimate when their source was left out of the fit (estimate/speed_band.py)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The `speed` object of `gpuwise estimate --json` (None fields left out)."""
         return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    @property
+    def headline_tokens_per_s(self) -> float | None:
+        """The figure a plan sizes by: serving throughput, else decode, else training."""
+        return self.serving_tokens_per_s or self.decode_tokens_per_s or self.train_tokens_per_s
+
+    @property
+    def pessimistic_tokens_per_s(self) -> float | None:
+        """The low (p10) end of the headline figure's band, for deadlines and targets: 9 in 10
+        held-out measurements of such setups reached at least this. The figure itself when the
+        catalog has no band for it."""
+        for name in ("serving_tokens_per_s", "decode_tokens_per_s", "train_tokens_per_s"):
+            value = getattr(self, name)
+            if value:
+                return self.band[name][0] if self.band and name in self.band else value
+        return None
+
+
+def scheduled(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> Resolved:
+    """The request with the prefill step the engine's scheduler uses on this card (vLLM: 8192
+    tokens on cards of 70 GiB or more that are not A100s, else 2048), unless the user set one."""
+    sched = sc.scheduler(r.engine.id, gpu)
+    if r.req.ubatch or sched is None or not sched.max_batched_tokens:
+        return r
+    engine = r.engine.model_copy(update={"prefill_chunk_tokens": sched.max_batched_tokens})
+    return dataclasses.replace(r, engine=engine)
 
 
 def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
@@ -442,13 +470,15 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
     The first token is sampled from the logits of the prompt's last position, which the prefill
     pass computes: time to first token is the prefill's time (no decode step is needed for it).
     """
-    rt = rates(r, sc, s.gpu, s.backend, s.built)
+    r = scheduled(r, sc, s.gpu)
+    rt = rates(r, sc, s.gpu, s.backend, s.built, s.enforce_eager)
     prompt = r.prompt_tokens if r.req.prompt_tokens else max(1, r.context - s.gen_tokens)
     cpu_bps = (s.cpu_bandwidth_gbps or sc.host.cpu_memory_bandwidth_gbps) * 1e9
     link_s = sc.link(s.gpu, r.req.gpus).allreduce_latency_us * 1e-6
+    link_bps = collective_bps(s.gpu, sc, r.req.gpus)
     ctx = prompt + s.gen_tokens / 2
     step, bound = decode_step(r, rt, r.req.batch, ctx, s.offload_fraction, cpu_bps, link_s)
-    pre, _ = prefill_time(r, rt, prompt, 1, collective_bps(s.gpu, sc, r.req.gpus))
+    pre, _ = prefill_time(r, rt, prompt, 1, link_bps)
     out = SpeedEstimate(
         bound=bound,
         prefill_tokens_per_s=prompt / pre,
@@ -457,8 +487,9 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
         factors=rt.factors,
     )
     if s.concurrency:
-        out = _serving(r, rt, s, prompt, out, cpu_bps, link_s)
-    return out
+        out = _serving(r, rt, s, prompt, out, cpu_bps, (link_s, link_bps))
+    kinds = ("decode", "prefill", "serving")
+    return dataclasses.replace(out, band=bands_of(out, sc, kinds, r.engine.id, s.gpu))
 
 
 def _serving(
@@ -468,19 +499,22 @@ def _serving(
     prompt: int,
     base: SpeedEstimate,
     cpu_bps: float,
-    link_s: float,
+    link: tuple[float, float],
 ) -> SpeedEstimate:
     """Output tokens/s with `concurrency` requests in flight (prefill interleaved with decode).
 
-    A request's cycle is its prefill (which yields the first token) and gen − 1 decode steps.
+    A request's cycle is its prefill (which yields the first token) and gen − 1 decode steps;
+    `link` is the all-reduce latency (s) and bandwidth (B/s) between tensor-parallel GPUs, paid
+    by the prompts' activations as by one prompt's (it was left out of the batch's prefill).
     """
+    link_s, link_bps = link
     c = s.concurrency or 1
     if s.max_batch is not None and c > s.max_batch:
         raise UserError("speed.concurrency_too_high", concurrency=c, max=s.max_batch)
     step, bound = decode_step(
         r, rt, c, prompt + s.gen_tokens / 2, s.offload_fraction, cpu_bps, link_s
     )
-    pre, _ = prefill_time(r, rt, prompt, c)
+    pre, _ = prefill_time(r, rt, prompt, c, link_bps)
     cycle = max(s.gen_tokens - 1, 0) * step + pre
     return SpeedEstimate(
         **{
@@ -491,79 +525,31 @@ def _serving(
     )
 
 
-def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float, list[str]]:
-    """Achieved training FLOPS per GPU, its MFU, and the sources behind them.
-
-    MFU = measured achievable-matmul share of the architecture × the share of that a training
-    mode reaches, so no architecture is credited with more than its matmul ceiling; of the peak
-    the card sustains (its power derate, estimate/power.py).
-    """
-    util = sc.train_utilisation(r.req.mode, gpu.architecture)
-    ceiling = sc.matmul_entry(gpu)
-    mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation
-    sources = [
-        *util.source_ids(),
-        *(ceiling.source_ids() if ceiling else []),
-        *sc.power_source_ids(gpu),
-    ]
-    return peak_half_flops(gpu) * sc.power_derate(gpu) * mfu, mfu, sources
-
-
-def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
-    """Step time, tokens/s and (with a token budget) total hours of fine-tuning."""
-    gpu, req = s.gpu, r.req
-    flops, mfu, mfu_sources = train_flops(r, sc, gpu)
-    replicas = req.gpus // r.tp
-    tokens = req.batch * req.seq_len
-    compute = tokens * train_flops_per_token(r) / (flops * r.tp)
-    across_nodes = bool(s.node_gpus and req.gpus > s.node_gpus and s.network_gbps_per_node)
-    link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
-    link_bps = _link_bandwidth(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
-    if across_nodes and s.node_gpus and s.network_gbps_per_node:
-        # across machines every step's traffic leaves through the node's NICs, which its
-        # devices share (hierarchical all-reduce: NCCL rings cross the network once per node)
-        link_bps = s.network_gbps_per_node / 8 * 1e9 / s.node_gpus * link.bus_bandwidth_fraction
-    comm = comm_bytes_per_step(r) / link_bps if req.gpus > 1 else 0.0
-    exposed = max(0.0, comm - link.overlap_fraction * compute)
-    offload = 0.0
-    if r.strategy.endswith("offload"):
-        adapters, full = trainable_params(r)
-        offload = 2 * (adapters + full) * 2 / (_pcie_bps(gpu, sc) * link.bus_bandwidth_fraction)
-    step = compute + exposed + offload
-    parts = {"compute": compute, "interconnect": exposed, "offload-link": offload}
-    tps = replicas * tokens / step
-    hours = s.train_tokens * s.epochs / tps / 3600 if s.train_tokens else None
-    factors = {
-        "mfu": round(mfu, 3),
-        "exposed_s": exposed,
-        "offload_s": offload,
-        "sources": sorted({*mfu_sources, link.source}),
-    }
-    return SpeedEstimate(
-        bound=max(parts, key=lambda k: parts[k]),
-        train_tokens_per_s=tps,
-        step_time_s=step,
-        train_time_h=hours,
-        factors=factors,
-    )
-
-
 def collective_bps(gpu: Gpu, sc: SpeedConstants, gpus: int) -> float:
     """Achievable all-reduce bandwidth between `gpus` of this card (link rate × bus share)."""
-    return _link_bandwidth(gpu, sc, gpus) * sc.link(gpu, gpus).bus_bandwidth_fraction
+    return link_bandwidth_bps(gpu, sc, gpus) * sc.link(gpu, gpus).bus_bandwidth_fraction
 
 
-def _pcie_bps(gpu: Gpu, sc: SpeedConstants) -> float:
+def pcie_bps(gpu: Gpu, sc: SpeedConstants) -> float:
     """One direction of a x16 link of the card's PCIe generation."""
     per_gen = sc.host.pcie_gbps_per_gen_x16
     return per_gen.get(str(gpu.pcie_gen or 4), per_gen["4"]) * 1e9
 
 
-def _link_bandwidth(gpu: Gpu, sc: SpeedConstants, gpus: int = 1) -> float:
+def link_bandwidth_bps(gpu: Gpu, sc: SpeedConstants, gpus: int = 1) -> float:
     """Per-direction bandwidth between GPUs: NVLink/IF when present (half the bidirectional),
     PCIe otherwise, the network NIC when the job spans hosts."""
     if gpus > gpu.max_per_host:
         return min(sc.host.network_gbps.values()) * 1e9
     if gpu.interconnect != "none" and gpu.interconnect_gbps:
         return gpu.interconnect_gbps / 2 * 1e9
-    return _pcie_bps(gpu, sc)
+    return pcie_bps(gpu, sc)
+
+
+# Training lives in train_speed.py; callers import it from here.
+from gpuwise.estimate.train_speed import comm_bytes_per_step as comm_bytes_per_step  # noqa: E402
+from gpuwise.estimate.train_speed import train_flops as train_flops  # noqa: E402
+from gpuwise.estimate.train_speed import (  # noqa: E402
+    train_flops_per_token as train_flops_per_token,
+)
+from gpuwise.estimate.train_speed import training_speed as training_speed  # noqa: E402

@@ -15,6 +15,7 @@ from gpuwise.catalog.schema import Gpu
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
+from gpuwise.estimate.serving import running_requests
 from gpuwise.estimate.speed import (
     SpeedEstimate,
     SpeedInputs,
@@ -117,8 +118,14 @@ def case_source(case: dict[str, Any]) -> str:
     return f"{parts.netloc}{parts.path}"
 
 
-def prepare_case(cat: Catalog, mc: MemoryConstants, case: dict[str, Any]) -> PreparedCase:
-    """Resolve one case's request and speed inputs."""
+def prepare_case(
+    cat: Catalog, mc: MemoryConstants, case: dict[str, Any], sc: SpeedConstants | None = None
+) -> PreparedCase:
+    """Resolve one case's request and speed inputs.
+
+    A `saturated` serving case sent `concurrency` requests at once; the server ran as many of
+    them as its scheduler and KV cache allow (estimate/serving.py), which is its concurrency.
+    """
     kind = case["kind"]
     gpus = int(case.get("gpus", 1))
     training = kind == "train"
@@ -146,12 +153,21 @@ def prepare_case(cat: Catalog, mc: MemoryConstants, case: dict[str, Any]) -> Pre
         ),
         engine=_ENGINES.get(case["engine"], case["engine"]),
     )
+    gpu = cat.gpu_by_id(case["gpu_id"])
+    concurrency = case.get("concurrency") if kind == "serving" else None
+    if concurrency and case.get("saturated"):
+        concurrency = running_requests(
+            req, mc, sc or SpeedConstants.from_catalog(cat), gpu, int(concurrency)
+        )
     inputs = SpeedInputs(
-        gpu=cat.gpu_by_id(case["gpu_id"]),
+        gpu=gpu,
         gen_tokens=gen,
-        concurrency=case.get("concurrency") if kind == "serving" else None,
+        concurrency=concurrency,
         backend=case.get("backend"),
         built=case.get("build_date"),
+        enforce_eager=bool(case.get("enforce_eager", False)),
+        model_parallel=int(case.get("tensor_parallel", 1)) * int(case.get("pipeline_parallel", 1)),
+        expert_parallel=int(case.get("expert_parallel", 1)),
     )
     return PreparedCase(case, resolve(req, mc), inputs)
 

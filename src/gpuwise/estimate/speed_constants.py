@@ -20,6 +20,8 @@ from gpuwise.catalog.schema_speed import (
     DecodeOverhead,
     DequantCost,
     EngineEra,
+    EngineScheduler,
+    ErrorBand,
     FitSettings,
     HalfAccumulate,
     HostMemory,
@@ -28,6 +30,7 @@ from gpuwise.catalog.schema_speed import (
     MatmulFraction,
     PowerScaling,
     PrefillEfficiency,
+    StepLaunch,
     TrainEfficiency,
 )
 from gpuwise.estimate.power import power_derate, power_references
@@ -150,6 +153,9 @@ class SpeedConstants:
     power: PowerScaling | None = None
     power_refs: dict[str, float] = field(default_factory=dict)
     """W per dense tensor TFLOP of each SM version's full-power part (estimate/power.py)."""
+    launches: tuple[StepLaunch, ...] = ()
+    schedulers: tuple[EngineScheduler, ...] = ()
+    bands: tuple[ErrorBand, ...] = ()
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
@@ -174,6 +180,9 @@ class SpeedConstants:
             fit=kind("fit_settings")[0],
             measured=kind("measured_rate"),
             power=power,
+            launches=kind("step_launch"),
+            schedulers=kind("engine_scheduler"),
+            bands=kind("error_band"),
         )
         if power is None:
             return sc
@@ -265,11 +274,15 @@ class SpeedConstants:
 
     def overhead(self, engine: str, backend: str) -> DecodeOverhead:
         """Fixed decode time per layer: the engine (era, then engine) on this backend, else on
-        any backend, else any engine."""
+        any backend, else the engines that launch a step the same way (CUDA graphs or eager,
+        `launch_class`), else any engine."""
         names = self._chain(
             engine if engine in {e.era for e in self.eras} else engine_family(engine)
         )
+        cls = next((c for n in names if (c := self.launch_class(n))), None)
         pairs = [(n, backend) for n in names] + [(n, "any") for n in names]
+        if cls:
+            pairs += [(cls, backend), (cls, "any")]
         pairs += [("any", backend), ("any", "any")]
         for e_name, b_name in pairs:
             hit = _first(o for o in self.overheads if o.engine == e_name and o.backend == b_name)
@@ -410,6 +423,53 @@ class SpeedConstants:
                 return hit
         return KernelPath(kind=kind, rate="bf16", source=self.fit.source)
 
+    def launch_class(self, key: str) -> str | None:
+        """ "graphs" when the engine (or era) launches a decode step as captured CUDA graphs,
+        "eager" when kernel by kernel, None when the catalog does not say."""
+        if key in ("graphs", "eager"):
+            return key
+        hit = _first(x for x in self.launches if x.engine == key)
+        if hit is None:
+            return None
+        return "graphs" if hit.cuda_graphs else "eager"
+
+    def prefill_graphs(self, key: str) -> bool:
+        """Whether the engine (or era) captures prompt steps in CUDA graphs as well."""
+        hit = _first(x for x in self.launches if x.engine == key)
+        return bool(hit and hit.prefill_graphs)
+
+    def eager_key(self, engine: str) -> str:
+        """The group an engine's decode overhead is looked up in when CUDA graphs are off
+        (`--enforce-eager`): its era without graphs where the catalog has one, else the class of
+        eager engines."""
+        hit = _first(x for x in self.launches if x.engine == engine_family(engine))
+        return hit.eager_era if hit and hit.eager_era else "eager"
+
+    def scheduler(self, engine: str, gpu: Gpu) -> EngineScheduler | None:
+        """The engine's default scheduler limits on this card (None: only memory limits it)."""
+        for entry in self.schedulers:
+            if entry.engine != engine_family(engine) or gpu.memory_gb < entry.min_memory_gb:
+                continue
+            skip = entry.unless_name_contains
+            if skip and skip.lower() in gpu.name.lower():
+                continue
+            return entry
+        return None
+
+    def band(self, kind: str, engine: str, gpu_class: str) -> ErrorBand | None:
+        """The error band of a kind of figure: this engine on this card class, else the engine
+        on any card, else any engine on the class, else every case of the kind."""
+        engine = engine_family(engine)
+        for e_name, c_name in ((engine, gpu_class), (engine, "any"), ("any", gpu_class)):
+            hit = _first(
+                b for b in self.bands if (b.kind, b.engine, b.card_class) == (kind, e_name, c_name)
+            )
+            if hit:
+                return hit
+        return _first(
+            b for b in self.bands if (b.kind, b.engine, b.card_class) == (kind, "any", "any")
+        )
+
     def half_accumulate_factor(self, gpu: Gpu) -> tuple[float, str | None]:
         """How much faster FP16-accumulate GEMMs run than the catalog's 16-bit rate (GeForce: 2)."""
         for h in self.half_accumulate:
@@ -421,12 +481,30 @@ class SpeedConstants:
                 return h.factor, h.source
         return 1.0, None
 
-    def train_utilisation(self, mode: str, architecture: str) -> TrainEfficiency:
-        """Share of achievable matmul a training mode reaches: this architecture, else any."""
+    def train_utilisation(
+        self, mode: str, architecture: str, precision: str = "16-bit", model_kind: str = "dense"
+    ) -> TrainEfficiency:
+        """Share of achievable matmul a training mode reaches at a precision class ("16-bit" or
+        "fp8") for a dense or MoE model: the most specific entry first (precision, model kind,
+        mode, architecture), dropping the architecture, the mode, the model kind, then the
+        precision; else the anchor."""
         arch = architecture.lower()
-        for m_name, a_name in ((mode, arch), (mode, "any"), ("any", arch), ("any", "any")):
+        keys = [
+            (precision, model_kind, mode, arch),
+            (precision, model_kind, mode, "any"),
+            (precision, model_kind, "any", "any"),
+            (precision, "any", "any", "any"),
+            ("any", "any", mode, arch),
+            ("any", "any", mode, "any"),
+            ("any", "any", "any", arch),
+            ("any", "any", "any", "any"),
+        ]
+        for p_name, k_name, m_name, a_name in keys:
             hit = _first(
-                t for t in self.training if t.mode == m_name and t.architecture.lower() == a_name
+                t
+                for t in self.training
+                if (t.precision, t.model_kind, t.mode, t.architecture.lower())
+                == (p_name, k_name, m_name, a_name)
             )
             if hit:
                 return hit

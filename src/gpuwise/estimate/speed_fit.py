@@ -44,6 +44,11 @@ from gpuwise.estimate.speed import (
 )
 from gpuwise.estimate.speed_cases import PreparedCase, predicted
 from gpuwise.estimate.speed_constants import FIT_SOURCE, SpeedConstants, kernel_arch
+from gpuwise.estimate.speed_fit_serving import (
+    decode_step_seconds,
+    implied_serving_prefill_fraction,
+)
+from gpuwise.estimate.train_speed import precision_class
 
 DECODE_KINDS = ("decode",)
 _FLOOR = {"tau": 0.01, "c": 0.5}
@@ -145,17 +150,21 @@ class _Vars:
 
 
 def _decode_rows(
-    cases: Sequence[PreparedCase], sc: SpeedConstants
+    cases: Sequence[PreparedCase], sc: SpeedConstants, pre: SpeedConstants | None = None
 ) -> tuple[list[tuple[dict[int, float], float]], _Vars, dict[tuple[str, str, str], list[str]]]:
-    """One row per decode case, then pooling rows child → parent → anchor."""
+    """One row per decode case (and, given `pre`, per serving case whose decode steps are most
+    of its time: estimate/speed_fit_serving.py), then pooling rows child → parent → anchor."""
     v = _Vars()
     members: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     rows: list[tuple[dict[int, float], float]] = []
     a_min = 1 / sc.fit.decode_bandwidth_fraction_max
     for pc in cases:
+        step = decode_step_seconds(pc, pre)
+        if step is None:
+            continue
+        seconds, batch = step
         link = sc.link(pc.gpu, pc.r.req.gpus).allreduce_latency_us * 1e-6
-        t = decode_terms(pc.r, pc.r.req.batch, _decode_context(pc), 0.0, link)
-        measured = pc.r.req.batch / pc.measured
+        t = decode_terms(pc.r, batch, _decode_context(pc), 0.0, link)
         bw = pc.gpu.memory_bandwidth_gbps or 1.0
         mem = (t.weight_bytes + t.kv_bytes) / (bw * 1e9)
         vec = vector_flops(pc.gpu)
@@ -163,14 +172,14 @@ def _decode_rows(
         engine = sc.engine_key(pc.engine, pc.inputs.built, pc.backend)
         a = v.of("a", engine, pc.memory)
         tau = v.of("tau", engine, pc.backend)
-        coefs = {a: mem / measured, tau: t.layers * 1e-3 / measured}
+        coefs = {a: mem / seconds, tau: t.layers * 1e-3 / seconds}
         if deq:
             fmt = f"{pc.kernel}:{pc.r.fmt.id}"
             c = v.of("c", engine, fmt)
-            coefs[c] = deq / measured
+            coefs[c] = deq / seconds
             members[("c", engine, fmt)].append(pc.id)
         # 1/fraction = a_min + x with x ≥ 0: move the a_min × memory term to the target
-        rows.append((coefs, 1 - (a_min * mem + t.link_s) / measured))
+        rows.append((coefs, 1 - (a_min * mem + t.link_s) / seconds))
         members[("a", engine, pc.memory)].append(pc.id)
         members[("tau", engine, pc.backend)].append(pc.id)
     return rows, v, members
@@ -181,12 +190,18 @@ def _decode_context(pc: PreparedCase) -> float:
 
 
 def _parent(
-    var: tuple[str, str, str], eras: dict[str, str] | None = None
+    var: tuple[str, str, str],
+    eras: dict[str, str] | None = None,
+    classes: dict[str, str] | None = None,
 ) -> tuple[str, str, str] | None:
-    """An era pools with its engine first; overheads then pool within an engine (engine on any
-    backend); fractions and dequantization work pool across engines (every engine on this memory
-    or format)."""
+    """An era pools with its engine first; overheads pool within an engine (engine on any
+    backend), then with the engines that launch a step the same way (`classes`: "graphs" or
+    "eager", speed.toml `[[step_launch]]`) — an era without CUDA graphs with the eager class,
+    not with its engine; fractions and dequantization work pool across engines (every engine on
+    this memory or format)."""
     name, group, key = var
+    if name == "tau":
+        return _overhead_parent(group, key, eras or {}, classes or {})
     if eras and group in eras:
         return (name, eras[group], key)
     if name == "c" and ":" in key:  # one format (gguf:q2_k) pools with its kind (gguf)
@@ -195,21 +210,44 @@ def _parent(
         return (name, group, key.rsplit("-", 1)[0])  # with the shorter key's (hbm, gddr-ecc)
     if (group, key) == ("any", "any"):
         return None
-    if name == "tau":
-        return (name, group, "any") if key != "any" else (name, "any", "any")
     return (name, "any", key) if group != "any" else (name, "any", "any")
+
+
+def _overhead_parent(
+    group: str, key: str, eras: dict[str, str], classes: dict[str, str]
+) -> tuple[str, str, str] | None:
+    """engine on a backend → engine → its launch class → every engine (an era that launches
+    like its engine pools with the engine on the same backend first)."""
+    if group == "any" and key == "any":
+        return None
+    cls = classes.get(group)
+    engine = eras.get(group)
+    if engine and key != "any" and classes.get(engine) == cls:
+        return ("tau", engine, key)
+    if key != "any":
+        return ("tau", group, "any")
+    if group in ("graphs", "eager") or not cls:
+        return ("tau", "any", "any")
+    return ("tau", cls, "any")
+
+
+def _families(sc: SpeedConstants) -> tuple[dict[str, str], dict[str, str]]:
+    """Era → engine, and engine or era → launch class ("graphs" or "eager")."""
+    eras = {e.era: e.engine for e in sc.eras}
+    classes = {x.engine: "graphs" if x.cuda_graphs else "eager" for x in sc.launches}
+    return eras, classes
 
 
 def _pool_rows(
     v: _Vars, sc: SpeedConstants, x: list[float] | None
 ) -> list[tuple[dict[int, float], float]]:
-    eras = {e.era: e.engine for e in sc.eras}
     """Rows tying each group to its parent, and each root to its anchor.
 
     A deviation is weighed relative to the larger of the two values (iterated), so pooling acts
     on ratios: an engine whose overhead is ten times another's is not pulled back by the
     absolute size of the difference.
     """
+    eras, classes = _families(sc)
     pool = math.sqrt(sc.fit.pooling_cases)
     prior = math.sqrt(sc.fit.prior_cases)
     a_min = 1 / sc.fit.decode_bandwidth_fraction_max
@@ -222,7 +260,7 @@ def _pool_rows(
         v.of(name, "any", "any")
     pending = list(v.index)
     while pending:  # close the hierarchy: every group's ancestors are variables too
-        parent = _parent(pending.pop(), eras)
+        parent = _parent(pending.pop(), eras, classes)
         if parent and parent not in v.index:
             v.of(*parent)
             pending.append(parent)
@@ -233,7 +271,7 @@ def _pool_rows(
 
     rows: list[tuple[dict[int, float], float]] = []
     for child in list(v.index):
-        parent = _parent(child, eras)
+        parent = _parent(child, eras, classes)
         if parent:
             s = pool / max(size(child), size(parent))
             rows.append(({v.index[child]: s, v.index[parent]: -s}, 0.0))
@@ -244,19 +282,23 @@ def _pool_rows(
     return rows
 
 
-def fit_decode(cases: Sequence[PreparedCase], sc: SpeedConstants) -> FitResult:
-    """Bandwidth fractions, per-layer overheads and dequantization work from decode cases."""
-    rows, v, members = _decode_rows([c for c in cases if c.kind in DECODE_KINDS], sc)
+def fit_decode(
+    cases: Sequence[PreparedCase], sc: SpeedConstants, pre: SpeedConstants | None = None
+) -> FitResult:
+    """Bandwidth fractions, per-layer overheads and dequantization work from decode cases (and
+    from decode-dominated serving cases, given the constants `pre` to price their prefill)."""
+    kinds = DECODE_KINDS + (("serving",) if pre is not None else ())
+    rows, v, members = _decode_rows([c for c in cases if c.kind in kinds], sc, pre)
     x, free = nnls(rows + _pool_rows(v, sc, None), len(v.index))
     for _ in range(_POOL_ITERATIONS - 1):
         x, free = nnls(rows + _pool_rows(v, sc, x), len(v.index), free)
     held: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    eras = {e.era: e.engine for e in sc.eras}
+    eras, classes = _families(sc)
     for var, ids in members.items():  # a parent holds the cases of its descendants
         node: tuple[str, str, str] | None = var
         while node:
             held[node].update(ids)
-            node = _parent(node, eras)
+            node = _parent(node, eras, classes)
     out = FitResult()
     a_min = 1 / sc.fit.decode_bandwidth_fraction_max
     for (name, group, key), i in sorted(v.index.items()):
@@ -313,7 +355,8 @@ def _bisect(f: Callable[[float], float], target: float, lo: float, hi: float) ->
 
 def _prefill_rate_key(pc: PreparedCase, sc: SpeedConstants) -> str:
     path = sc.kernel_rate(pc.engine, pc.kernel, pc.inputs.built, pc.backend)
-    return prefill_group_rate(tensor_peak(pc.gpu, path.rate, sc)[1], pc.kernel)
+    rate = tensor_peak(pc.gpu, path.rate, sc)[1]
+    return prefill_group_rate(rate, pc.kernel, path.weight_only_gemm)
 
 
 def implied_prefill_fraction(pc: PreparedCase, sc: SpeedConstants) -> float | None:
@@ -404,6 +447,15 @@ def _parent_key(
     return levels[depth - 1](full)
 
 
+def _implied_share(pc: PreparedCase, sc: SpeedConstants) -> float | None:
+    """A prefill case's share, or a prefill-dominated serving case's."""
+    if pc.kind == "prefill":
+        return implied_prefill_fraction(pc, sc)
+    if pc.kind == "serving":
+        return implied_serving_prefill_fraction(pc, sc)
+    return None
+
+
 def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[PrefillEfficiency]:
     """Prefill shares pooled from the tensor path down to one engine on one architecture.
 
@@ -414,8 +466,10 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
     items = [
         ((pc.engine, pc.backend, kernel_arch(pc.gpu), _prefill_rate_key(pc, sc)), pc.id, value)
         for pc in cases
-        if pc.kind == "prefill" and (value := implied_prefill_fraction(pc, sc)) is not None
+        if (value := _implied_share(pc, sc)) is not None
     ]
+    serving = {pc.id for pc in cases if pc.kind == "serving"}
+    prompts = [item for item in items if item[1] not in serving]
 
     def root(k: tuple[str, ...]) -> tuple[str, ...]:
         return ("any", "any", "any", "any")
@@ -442,7 +496,9 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
         lambda k: (k[0], k[1], "any", "any"),
     ]
     pooled = _hierarchy(items, by_engine, sc.fit.prefill_fraction, sc)
-    pooled.update(_hierarchy(items, by_card, sc.fit.prefill_fraction, sc))
+    # a serving run's share also absorbs its engine's scheduling: it informs that engine's
+    # shares, not what every engine's GEMMs reach on the card
+    pooled.update(_hierarchy(prompts, by_card, sc.fit.prefill_fraction, sc))
     pooled.update(_hierarchy(items, any_rate, sc.fit.prefill_fraction, sc))
     return [
         PrefillEfficiency(
@@ -459,33 +515,53 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
 
 
 def fit_training(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[TrainEfficiency]:
-    """Training utilisation: every mode → the mode → the mode on the architecture."""
+    """Training utilisation: every run → the precision class (16-bit or FP8 GEMMs) → dense or
+    MoE at that precision → the mode → the mode on the architecture."""
     items = [
-        ((pc.r.req.mode, pc.gpu.architecture), pc.id, value)
+        (
+            (
+                precision_class(pc.r),
+                "moe" if pc.r.req.model.moe else "dense",
+                pc.r.req.mode,
+                pc.gpu.architecture,
+            ),
+            pc.id,
+            value,
+        )
         for pc in cases
         if pc.kind == "train" and (value := implied_train_utilisation(pc, sc)) is not None
     ]
     levels: list[Callable[[tuple[str, ...]], tuple[str, ...]]] = [
-        lambda k: ("any", "any"),
-        lambda k: (k[0], "any"),
-        lambda k: (k[0], k[1]),
+        lambda k: ("any", "any", "any", "any"),
+        lambda k: (k[0], "any", "any", "any"),
+        lambda k: (k[0], k[1], "any", "any"),
+        lambda k: (k[0], k[1], k[2], "any"),
+        lambda k: k,
     ]
     pooled = _hierarchy(items, levels, sc.fit.train_matmul_utilisation, sc)
     return [
         TrainEfficiency(
             mode=m,
             architecture=a,
+            precision=p,
+            model_kind=k,
             matmul_utilisation=round(min(1.0, value), 4),
             calibrated_on=ids,
             source=FIT_SOURCE,
         )
-        for (m, a), (value, ids) in sorted(pooled.items())
+        for (p, k, m, a), (value, ids) in sorted(pooled.items())
     ]
 
 
 def fit(cases: Sequence[PreparedCase], sc: SpeedConstants) -> FitResult:
-    """Every fitted group from the cases (decode first: prefill uses its overheads)."""
-    out = fit_decode(cases, sc)
+    """Every fitted group from the cases (decode first: prefill uses its overheads).
+
+    Two passes: the first without serving cases prices their prefill, so the second can read
+    the decode steps out of the decode-dominated ones (estimate/speed_fit_serving.py).
+    """
+    first = fit_decode(cases, sc)
+    first.prefill = fit_prefill([c for c in cases if c.kind != "serving"], first.apply(sc))
+    out = fit_decode(cases, sc, first.apply(sc))
     with_decode = out.apply(sc)
     out.prefill = fit_prefill(cases, with_decode)
     out.training = fit_training(cases, with_decode)
@@ -544,7 +620,11 @@ def to_toml(result: FitResult, header: str = HEADER) -> str:
             result.prefill,
             ("engine", "backend", "architecture", "rate", "fraction"),
         ),
-        ("train_efficiency", result.training, ("mode", "architecture", "matmul_utilisation")),
+        (
+            "train_efficiency",
+            result.training,
+            ("mode", "architecture", "precision", "model_kind", "matmul_utilisation"),
+        ),
     )
     for table, entries, keys in groups:
         for entry in entries:

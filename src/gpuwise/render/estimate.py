@@ -63,6 +63,10 @@ def render_estimate(console: Console, report: dict[str, Any]) -> None:
             high=gib(mem["high_bytes"]),
         )
     )
+    if "band_p10_bytes" in mem:
+        console.print(
+            t("est.device_band", low=gib(mem["band_p10_bytes"]), high=gib(mem["band_p90_bytes"]))
+        )
     if "gpu" in report:
         g = report["gpu"]
         verdict = "est.fits" if report["fits"] else "est.does_not_fit"
@@ -98,9 +102,17 @@ def speed_table(speed: dict[str, Any]) -> Table:
     table = Table(title=t("speed.title"), show_header=False, title_justify="left")
     table.add_column(style="bold")
     table.add_column(justify="right")
+    table.add_column(justify="right", style="dim")
+    band = speed.get("band") or {}
     for key, label, fmt in SPEED_ROWS:
         if speed.get(key) is not None:
-            table.add_row(t(label), fmt.format(speed[key]))
+            low_high = band.get(key)
+            shown = (
+                t("speed.band", low=fmt.format(low_high[0]), high=fmt.format(low_high[1]))
+                if low_high
+                else ""
+            )
+            table.add_row(t(label), fmt.format(speed[key]), shown)
     table.add_row(t("speed.bound"), t(f"bound.{speed['bound']}"))
     if speed.get("serving_bound"):
         table.add_row(t("speed.serving_bound"), t(f"bound.{speed['serving_bound']}"))

@@ -1,0 +1,199 @@
+"""Training step time: GEMM FLOPs at the rate the precision's kernels use, plus exposed traffic.
+
+A step takes 6 × parameters FLOPs per token (8 × with full activation recomputation; LoRA skips
+the weight gradients: 4 ×) plus attention, over GPUs × the sustained peak × the measured
+achievable-matmul share × the utilisation training reaches (fitted per precision, mode and
+architecture: data/speed_fitted.toml). FP8 training (Transformer Engine, torchao Float8Linear)
+runs the linear layers' GEMMs on FP8 tensor cores where the card has them — twice the 16-bit
+rate on Ada, Hopper and Blackwell — while attention stays 16-bit; a card without an FP8 unit
+runs the 16-bit rate. Communication: the data-parallel gradient (or FSDP parameter) traffic of
+each GPU's share of the weights on the actual link, and a MoE's expert-parallel all-to-all, each
+less what overlaps with compute; optimizer offload over PCIe.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gpuwise.catalog.schema import Gpu
+from gpuwise.estimate.memory import trainable_params
+from gpuwise.estimate.resolve import Resolved
+from gpuwise.estimate.speed import (
+    SpeedEstimate,
+    SpeedInputs,
+    _attention_flops_per_token,
+    link_bandwidth_bps,
+    pcie_bps,
+    peak_half_flops,
+    tensor_peak,
+)
+from gpuwise.estimate.speed_band import bands_of
+from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.weights import expert_params
+
+FP8_PRECISIONS = frozenset({"mixed-fp8"})
+"""Training precisions whose linear-layer GEMMs run in FP8."""
+
+
+def precision_class(r: Resolved) -> str:
+    """ "fp8" for FP8 training, "16-bit" otherwise (the key training utilisations are fitted by)."""
+    return "fp8" if r.precision.id in FP8_PRECISIONS else "16-bit"
+
+
+def _passes(r: Resolved) -> float:
+    """Multiples of the weights one token's step multiplies: 6 (full), 4 (adapters: no weight
+    gradients), +2 with full activation recomputation."""
+    passes = 6.0 if r.req.mode == "full" else 4.0
+    return passes + 2.0 if r.req.grad_checkpointing else passes
+
+
+def train_flops_per_token(r: Resolved) -> float:
+    """6N (full) or 4N (adapters: no weight gradients), +2N with recomputation, plus attention."""
+    return _passes(r) * r.req.model.active_params_b * 1e9 + _attention_train_flops(r)
+
+
+def _attention_train_flops(r: Resolved) -> float:
+    return _attention_flops_per_token(r, r.req.seq_len / 2) * _passes(r) / 2
+
+
+def gemm_peak(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, str]:
+    """The sustained peak the linear layers' GEMMs run at, and its rate (FP8 where the precision
+    and the card have it)."""
+    if precision_class(r) == "fp8":
+        peak, rate = tensor_peak(gpu, "fp8", sc)
+        return peak, rate
+    return peak_half_flops(gpu) * sc.power_derate(gpu), "bf16"
+
+
+def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float, list[str]]:
+    """Achieved 16-bit training FLOPS per GPU, its MFU, and the sources behind them.
+
+    MFU = measured achievable-matmul share of the architecture × the share of that a training
+    mode reaches at this precision, so no architecture is credited with more than its matmul
+    ceiling; of the peak the card sustains (its power derate, estimate/power.py).
+    """
+    kind = "moe" if r.req.model.moe else "dense"
+    util = sc.train_utilisation(r.req.mode, gpu.architecture, precision_class(r), kind)
+    ceiling = sc.matmul_entry(gpu)
+    mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation
+    sources = [
+        *util.source_ids(),
+        *(ceiling.source_ids() if ceiling else []),
+        *sc.power_source_ids(gpu),
+    ]
+    return peak_half_flops(gpu) * sc.power_derate(gpu) * mfu, mfu, sources
+
+
+def compute_seconds(r: Resolved, sc: SpeedConstants, gpu: Gpu, tokens: float) -> float:
+    """GEMM and attention time of `tokens` on one GPU: the linear layers at the precision's
+    GEMM rate, attention at the 16-bit rate, both at the fitted share."""
+    half, _, _ = train_flops(r, sc, gpu)
+    linear = _passes(r) * r.req.model.active_params_b * 1e9
+    gemm, _ = gemm_peak(r, sc, gpu)
+    share = half / (peak_half_flops(gpu) * sc.power_derate(gpu))
+    return tokens * (linear / (gemm * share) + _attention_train_flops(r) / half)
+
+
+def held_params(r: Resolved, model_parallel: int = 1, expert_parallel: int = 1) -> float:
+    """Parameters one GPU holds: the weights split over `model_parallel` GPUs, a MoE's experts
+    further over `expert_parallel` (each GPU keeps only its experts)."""
+    m = r.req.model
+    experts = expert_params(m) if m.moe else 0.0
+    dense = m.params_b * 1e9 - experts
+    mp = max(1, model_parallel)
+    return dense / mp + experts / (mp * max(1, expert_parallel))
+
+
+def comm_bytes_per_step(r: Resolved, model_parallel: int = 1, expert_parallel: int = 1) -> float:
+    """Bytes each GPU sends per optimizer step for data parallelism: ring all-reduce ≈ 2(N−1)/N
+    of the parameters (or trainable ones) it holds."""
+    req, m = r.req, r.req.model
+    n = max(1, req.gpus // max(1, model_parallel))
+    if req.gpus == 1 or (n == 1 and r.strategy != "tp"):
+        return 0.0
+    ring = 2 * (n - 1) / n
+    params = held_params(r, model_parallel, expert_parallel)
+    if r.strategy in ("zero3", "fsdp", "zero3-offload"):
+        return 1.5 * ring * params * 2  # all-gather forward and backward, reduce-scatter grads
+    if r.strategy == "tp":
+        act = req.batch * req.seq_len * m.hidden_size * 2
+        return 4 * m.layers * act * ring
+    adapters, full = trainable_params(r)
+    share = params / (m.params_b * 1e9)
+    return ring * (adapters + full) * share * 2
+
+
+def all_to_all_bytes_per_step(r: Resolved, expert_parallel: int) -> float:
+    """Bytes each GPU sends per step to route its tokens to experts on other GPUs and back:
+    tokens × top-k × hidden × 2 bytes, dispatch and combine, forward and backward, in every MoE
+    layer, of which (EP − 1) ÷ EP leave the GPU."""
+    m = r.req.model
+    if m.moe is None or expert_parallel <= 1:
+        return 0.0
+    tokens = r.req.batch * r.req.seq_len
+    per_layer = tokens * m.moe.active_experts * m.hidden_size * 2 * 2 * 2
+    return per_layer * m.layers * (expert_parallel - 1) / expert_parallel
+
+
+def all_to_all_seconds(r: Resolved, sc: SpeedConstants, gpu: Gpu, expert_parallel: int) -> float:
+    """Time of the expert-parallel all-to-all: a token's experts are spread evenly over the EP
+    group, so of the bytes leaving a GPU the share bound for other hosts crosses the network and
+    the rest the host's GPU link (NVLink)."""
+    ep = expert_parallel
+    total = all_to_all_bytes_per_step(r, ep)
+    if not total:
+        return 0.0
+    local = min(ep, gpu.max_per_host)
+    remote_share = (ep - local) / (ep - 1)
+    near = sc.link(gpu, local)
+    near_bps = link_bandwidth_bps(gpu, sc, local) * near.bus_bandwidth_fraction
+    seconds = total * (1 - remote_share) / near_bps
+    if remote_share:
+        far = sc.link(gpu, ep)
+        seconds += (
+            total * remote_share / (link_bandwidth_bps(gpu, sc, ep) * far.bus_bandwidth_fraction)
+        )
+    return seconds
+
+
+def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
+    """Step time, tokens/s and (with a token budget) total hours of training."""
+    gpu, req = s.gpu, r.req
+    _, mfu, mfu_sources = train_flops(r, sc, gpu)
+    replicas = req.gpus // r.tp
+    tokens = req.batch * req.seq_len
+    compute = compute_seconds(r, sc, gpu, tokens) / r.tp
+    across_nodes = bool(s.node_gpus and req.gpus > s.node_gpus and s.network_gbps_per_node)
+    link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
+    link_bps = link_bandwidth_bps(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
+    if across_nodes and s.node_gpus and s.network_gbps_per_node:
+        # across machines every step's traffic leaves through the node's NICs, which its
+        # devices share (hierarchical all-reduce: NCCL rings cross the network once per node)
+        link_bps = s.network_gbps_per_node / 8 * 1e9 / s.node_gpus * link.bus_bandwidth_fraction
+    ep = min(s.expert_parallel, req.gpus)
+    comm = comm_bytes_per_step(r, s.model_parallel, ep) / link_bps if req.gpus > 1 else 0.0
+    comm += all_to_all_seconds(r, sc, gpu, ep)
+    exposed = max(0.0, comm - link.overlap_fraction * compute)
+    offload = 0.0
+    if r.strategy.endswith("offload"):
+        adapters, full = trainable_params(r)
+        offload = 2 * (adapters + full) * 2 / (pcie_bps(gpu, sc) * link.bus_bandwidth_fraction)
+    step = compute + exposed + offload
+    parts = {"compute": compute, "interconnect": exposed, "offload-link": offload}
+    tps = replicas * tokens / step
+    hours = s.train_tokens * s.epochs / tps / 3600 if s.train_tokens else None
+    factors = {
+        "mfu": round(mfu, 3),
+        "gemm_rate": gemm_peak(r, sc, gpu)[1],
+        "exposed_s": exposed,
+        "offload_s": offload,
+        "sources": sorted({*mfu_sources, link.source}),
+    }
+    est = SpeedEstimate(
+        bound=max(parts, key=lambda k: parts[k]),
+        train_tokens_per_s=tps,
+        step_time_s=step,
+        train_time_h=hours,
+        factors=factors,
+    )
+    return dataclasses.replace(est, band=bands_of(est, sc, ("train",), r.engine.id, gpu))
