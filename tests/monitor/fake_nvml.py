@@ -24,7 +24,7 @@ from typing import Any
 import pynvml
 import pytest
 
-from gpuwise.probe.nvml import THROTTLE_BITS
+from gpuwise.probe.nvml_lib import THROTTLE_BITS
 from gpuwise.probe.smi import number, parse_gpu
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvidia-smi"

@@ -29,6 +29,9 @@ from gpuwise.monitor.downsample import (
 from gpuwise.monitor.model import Sample
 from gpuwise.monitor.store_guard import check_schema
 
+StoreError = sqlite3.Error
+"""A failed read or write of the store (disk full, locked file): callers that must go on
+(the recorder) catch this without importing sqlite3 themselves."""
 SCHEMA_VERSION = 1
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -9,14 +9,11 @@ malformed OLLAMA_HOST (port 99999, spaces, garbage) is reported as a typed failu
 
 from __future__ import annotations
 
-import http.client
-import json
 import re
-import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
+from gpuwise import net
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import which
@@ -68,13 +65,6 @@ def base_url(explicit: str | None, ollama_host: str | None) -> tuple[str, str]:
         host = "127.0.0.1"
     host = f"[{host}]" if ":" in host else host
     return f"{scheme}://{host}:{port}", "OLLAMA_HOST"
-
-
-def get_json(url: str, timeout_s: float) -> Any:
-    """GET a JSON document; raises OSError/ValueError subclasses on failure."""
-    req = urllib.request.Request(url, headers={"Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-        return json.loads(resp.read(4 * 1024 * 1024).decode("utf-8", errors="replace"))
 
 
 def parse_ps(data: Any) -> list[dict[str, Any]]:
@@ -188,18 +178,18 @@ def probe_ollama(ctx: ProbeContext) -> ProbeResult:
     facts.update(url=url, url_source=origin)
     timeout = ctx.left(2.5)
     try:
-        version = get_json(f"{url}/api/version", timeout)
+        version = net.get_json(f"{url}/api/version", timeout)
         facts["version"] = str(version.get("version", "")) if isinstance(version, dict) else ""
-        facts["models"] = parse_ps(get_json(f"{url}/api/ps", timeout))
+        facts["models"] = parse_ps(net.get_json(f"{url}/api/ps", timeout))
     except TimeoutError:
         return Failed("timeout", f"{url} did not answer", facts)
-    except urllib.error.HTTPError as exc:
+    except net.HTTPError as exc:
         return Failed("http_error", f"HTTP {exc.code} from {url}", facts)
-    except urllib.error.URLError as exc:
+    except net.URLError as exc:
         if isinstance(exc.reason, TimeoutError):
             return Failed("timeout", f"{url} did not answer", facts)
         return Missing("not_running", str(exc.reason)[:200], facts)
-    except (ValueError, UnicodeError, http.client.HTTPException) as exc:
+    except (ValueError, UnicodeError, net.HTTPException) as exc:
         return Failed("bad_reply", str(exc)[:200], facts)
     except OSError as exc:
         return Missing("not_running", str(exc)[:200], facts)

@@ -43,7 +43,7 @@ from gpuwise.supervise.journal import Journal
 from gpuwise.supervise.metadata import MetadataPoller, Polled, Unreachable, acknowledge
 from gpuwise.supervise.outcome import Attempt as _Attempt
 from gpuwise.supervise.outcome import Outcome, say
-from gpuwise.supervise.paths import state_dir
+from gpuwise.supervise.paths import notice_file
 from gpuwise.supervise.scan import scan_dir
 
 EX_TEMPFAIL = 75  # sysexits.h: a temporary failure, the caller may retry (here: resume)
@@ -71,7 +71,7 @@ class Supervisor:
         self.periodic: list[float] = []
         self.slow_warned = False
         self.notice_ns: int | None = None  # wall clock when the notice was passed on
-        self.notice_file = state_dir() / "supervise" / f"notice-{os.getpid()}.json"
+        self.notice_file = notice_file(os.getpid())
         self.outcome = Outcome(0, "completed", 0, 0, cfg.job, str(cfg.journal))
         self._old_handlers: dict[int, Any] = {}
 
