@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from gpuwise.parse.result import Failed, Found, Missing
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.nvml import probe_nvml
-from gpuwise.probe.result import Failed, Found, Missing
 
 
 class NVMLError(Exception):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from gpuwise.probe.amd import parse_rocm_smi_json
-from gpuwise.probe.ascend import parse_npu_smi_info
+from gpuwise.parse.npu_smi import parse_npu_smi_info
+from gpuwise.parse.nvcc import parse_nvcc_version
+from gpuwise.parse.os_release import package_manager, parse_os_release
+from gpuwise.parse.rocm_smi import parse_rocm_smi_json
 from gpuwise.probe.container import parse_docker_info
 from gpuwise.probe.intel import parse_sycl_ls
 from gpuwise.probe.kernel import parse_modules, parse_nvidia_proc_version
 from gpuwise.probe.nccl import parse_conf
 from gpuwise.probe.nvml import cuda_version_text
 from gpuwise.probe.nvml_lib import throttle_names
-from gpuwise.probe.system import package_manager, parse_os_release
-from gpuwise.probe.toolkit import parse_nvcc_version
 from gpuwise.probe.wsl import installed_driver_packages, is_wsl
 from tests.probe.support import FIXTURES
 

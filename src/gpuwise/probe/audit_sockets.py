@@ -16,7 +16,7 @@ import psutil
 
 from gpuwise import net
 from gpuwise.catalog.schema_audit import AuthProbe
-from gpuwise.probe.result import Failed, Found, ProbeResult
+from gpuwise.parse.result import Failed, Found, ProbeResult
 
 _BODY_LIMIT = 64 * 1024  # bytes of a reply read to look for `body_contains`
 _CMDLINE_LIMIT = 300  # characters of a command line kept (for identification only, never shown)

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from gpuwise import net
-from gpuwise.probe.result import Failed, Found, Missing, TimedOut
+from gpuwise.parse.result import Failed, Found, Missing, TimedOut
 
 MAX_BYTES = 8 * 1024 * 1024
 """A metrics page is a few hundred kB at most; more is not a metrics page."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe import nvml_lib as lib
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 
 
 def _ecc(nv: Any, h: Any) -> dict[str, Any]:

@@ -14,8 +14,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gpuwise import net
+from gpuwise.parse.ollama import parse_ps, relevant
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import which
 
 DEFAULT_PORT = 11434
@@ -65,29 +66,6 @@ def base_url(explicit: str | None, ollama_host: str | None) -> tuple[str, str]:
         host = "127.0.0.1"
     host = f"[{host}]" if ":" in host else host
     return f"{scheme}://{host}:{port}", "OLLAMA_HOST"
-
-
-def parse_ps(data: Any) -> list[dict[str, Any]]:
-    """Loaded models with size, size_vram and the share on the CPU (ValueError if malformed)."""
-    if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
-        raise ValueError("unexpected /api/ps reply")
-    out = []
-    for m in data.get("models") or []:
-        if not isinstance(m, dict):
-            raise ValueError("unexpected model entry")
-        size = int(m.get("size") or 0)
-        vram = int(m.get("size_vram") or 0)
-        cpu = None if size <= 0 or vram > size else round(100 * (size - vram) / size)
-        out.append(
-            {
-                "name": str(m.get("name") or m.get("model") or ""),
-                "size_bytes": size,
-                "size_vram_bytes": vram,
-                "cpu_percent": cpu,
-                "context_length": m.get("context_length"),
-            }
-        )
-    return out
 
 
 def unit_environment(ctx: ProbeContext) -> dict[str, str]:
@@ -143,19 +121,6 @@ def server_process(ctx: ProbeContext) -> dict[str, Any]:
             env = {k: v for k, _, v in pairs if relevant(k)}
         return {"pid": int(pid), "cmdline": cmd[:20], "ppid": ppid, "parent": parent, "env": env}
     return {}
-
-
-_EXACT = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "GGML_VK_VISIBLE_DEVICES")
-
-
-def relevant(key: str) -> bool:
-    """Variables that configure Ollama: OLLAMA_*, the ROCm/HSA/HIP ones and the device masks.
-
-    Ollama's envconfig reads these (docs/gpu.mdx: CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
-    HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, GGML_VK_VISIBLE_DEVICES, HSA_OVERRIDE_GFX_VERSION);
-    CUDA_HOME, CUDA_PATH and the like are not Ollama configuration.
-    """
-    return key.startswith(("OLLAMA_", "HSA_", "ROCR_", "HIP_")) or key in _EXACT
 
 
 def probe_ollama(ctx: ProbeContext) -> ProbeResult:

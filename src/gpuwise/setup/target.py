@@ -165,8 +165,8 @@ def from_flags(flags: TargetFlags, cat: Any, default_python: str) -> Target:
 
 
 def from_facts(facts: dict[str, Any], python: str | None = None) -> Target:
-    """This machine, from the doctor's probe results (see gpuwise.doctor.view)."""
-    from gpuwise.doctor import view
+    """This machine, from the doctor's probe results (see gpuwise.parse.view)."""
+    from gpuwise.parse import view
 
     system = view.found(facts, "system")
     host = view.host(facts)

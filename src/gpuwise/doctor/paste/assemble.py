@@ -26,8 +26,8 @@ from gpuwise.doctor.paste import (
     tools,
 )
 from gpuwise.doctor.paste.model import Block, Text
-from gpuwise.doctor.view import Facts
-from gpuwise.probe.result import Failed, Found, ProbeResult
+from gpuwise.parse.result import Failed, Found, ProbeResult
+from gpuwise.parse.view import Facts
 
 FINDERS = (
     smi.find,
