@@ -24,6 +24,28 @@ os.environ["GPUWISE_CACHE_DIR"] = str(_SESSION_HOME / "cache")
 os.environ["GPUWISE_STATE_DIR"] = str(_SESSION_HOME / "state")  # record runs, supervise journal
 
 
+def nvidia_driver_library() -> bool:
+    """Whether NVIDIA's NVML library loads here (what nvidia-ml-py itself opens)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `gpu` need a real NVIDIA GPU: skipped (and said so) where there is none,
+    run on a GPU machine with `pytest -m gpu`."""
+    gpu_tests = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu_tests or (nvidia_driver_library() and Path("/dev/nvidiactl").exists()):
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU (run `pytest -m gpu` on a GPU machine)")
+    for item in gpu_tests:
+        item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Never read or write the real user config/cache; fixed width, no colour, English default."""

@@ -106,7 +106,7 @@ def test_docker_info() -> None:
     assert parse_docker_info("garbage")["daemon"] is False
 
 
-def test_kernel_texts() -> None:
+def test_loaded_modules_and_the_nvidia_module_version_are_read() -> None:
     mods = parse_modules("nvidia_uvm 1 0 - Live\nnvidia 2 1 nvidia_uvm, Live\nnouveau 3 0 - Live\n")
     assert mods == ["nvidia_uvm", "nvidia", "nouveau"]
     v = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build"
@@ -115,7 +115,7 @@ def test_kernel_texts() -> None:
     assert parse_nvidia_proc_version(v2) == "535.104.05"
 
 
-def test_nvml_helpers() -> None:
+def test_cuda_version_text_and_throttle_bit_names() -> None:
     assert cuda_version_text(12040) == "12.4"
     assert cuda_version_text(13010) == "13.1"
     assert throttle_names(0x1 | 0x40) == ["gpu_idle", "hw_thermal_slowdown"]
