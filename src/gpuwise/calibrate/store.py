@@ -103,11 +103,11 @@ def write(
     used = {sid for entries in kinds.values() for e in entries for sid in _sources_of(e)}
     all_sources = {k: v for k, v in (old.get("sources", {}) | sources).items() if k in used}
     text = render_file(all_sources, kinds)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    _validate(text)
     try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        _validate(text)
         replace_managed(p, text)
-    except OSError as exc:
+    except OSError as exc:  # a read-only or misplaced override folder: one line, no traceback
         problem = exc.strerror or str(exc)
         raise UserError("files.cannot_write", file=str(p), problem=problem) from exc
     return p
