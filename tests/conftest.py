@@ -24,9 +24,39 @@ os.environ["GPUWISE_CACHE_DIR"] = str(_SESSION_HOME / "cache")
 os.environ["GPUWISE_STATE_DIR"] = str(_SESSION_HOME / "state")  # record runs, supervise journal
 
 
+def nvidia_driver_library() -> bool:
+    """Whether NVIDIA's NVML library loads here (what nvidia-ml-py itself opens)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `gpu` need a real NVIDIA GPU: skipped (and said so) where there is none,
+    run on a GPU machine with `pytest -m gpu`."""
+    gpu_tests = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu_tests or (nvidia_driver_library() and Path("/dev/nvidiactl").exists()):
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU (run `pytest -m gpu` on a GPU machine)")
+    for item in gpu_tests:
+        item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Never read or write the real user config/cache; fixed width, no colour, English default."""
+    """Never read or write the real user config/cache; fixed width, no colour, English default.
+
+    The in-memory catalog memo (`catalog._loaded`) is kept from one test to the next: it is
+    keyed by the path, size and time of every catalog file (and the schema modules), so a test
+    whose override or feed files differ gets a catalog of its own anyway, and the others share
+    one instead of validating every TOML file again (review 3: most of the suite's time). What
+    a test built from its own files is dropped when it ends (those paths never come back).
+    Tests that watch a catalog being built or cached ask for `fresh_catalog`.
+    """
     monkeypatch.setenv("GPUWISE_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("GPUWISE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GPUWISE_STATE_DIR", str(tmp_path / "state"))
@@ -36,8 +66,29 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[No
     monkeypatch.delenv("GPUWISE_LANG", raising=False)
     monkeypatch.delenv("GPUWISE_DATA_DIR", raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
-    catalog_module._loaded.clear()
+    shared = set(catalog_module._loaded)
     set_lang("en")
+    yield
+    if _own_catalog_files(tmp_path):
+        for key in set(catalog_module._loaded) - shared:
+            del catalog_module._loaded[key]
+
+
+def _own_catalog_files(tmp_path: Path) -> bool:
+    """Whether the test loaded catalog files only it has: overrides or feeds under its own
+    folders, or a data folder of its own (GPUWISE_DATA_DIR outside tests/fixtures)."""
+    data = os.environ.get("GPUWISE_DATA_DIR")
+    return (
+        (tmp_path / "config").exists()
+        or (tmp_path / "cache" / "prices").exists()
+        or (data is not None and not Path(data).is_relative_to(FIXTURES))
+    )
+
+
+@pytest.fixture
+def fresh_catalog() -> Iterator[None]:
+    """An empty catalog memo for this test (one that checks the disk cache or a rebuild)."""
+    catalog_module._loaded.clear()
     yield
     catalog_module._loaded.clear()
 

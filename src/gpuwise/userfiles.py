@@ -10,7 +10,9 @@ naming the file (and the line where there is one), never a RecursionError.
 Writing: :func:`write_output` refuses to replace an existing file without `--force` (then keeps
 backups, see :func:`keep_backup`), says so for a folder or an unwritable place, and writes
 atomically (a temporary file in the same folder, then `os.replace`), so an interrupted run never
-leaves half a report.
+leaves half a report. Files gpuwise manages itself in the override folder (calibration, quotes)
+go through :func:`read_managed` and :func:`replace_managed`: a marker on the first line tells
+them from the user's own files, which are never replaced.
 """
 
 from __future__ import annotations
@@ -262,3 +264,31 @@ def keep_backup(path: Path) -> Path:
 def write_text_output(path: Path, text: str, force: bool, flag: str) -> None:
     """:func:`write_output` for a UTF-8 text report."""
     write_output(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), force, flag)
+
+
+def read_managed(path: Path, marker: str, refuse_key: str) -> str | None:
+    """The text of a file gpuwise manages (None when there is none yet). A file of that name
+    whose first line lacks `marker` is the user's: UserError(`refuse_key`, path=…), so it is
+    never replaced or removed."""
+    if not path.exists():
+        return None
+    text = path.read_text(encoding="utf-8")
+    if marker not in (text.splitlines() or [""])[0]:
+        raise UserError(refuse_key, path=str(path))
+    return text
+
+
+def replace_managed(path: Path, text: str) -> bool:
+    """Write a managed file atomically, keeping the version it replaces as `<name>.bak`; says
+    whether there was one. Raises OSError: each caller names the folder to fix in its own
+    words."""
+    kept = path.exists()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if kept:
+            path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return kept

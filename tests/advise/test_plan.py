@@ -72,8 +72,12 @@ def test_individual_persona_buys_a_card(cli) -> None:  # type: ignore[no-untyped
     assert any(r["id"] == "local-runs-on-own-hardware" for r in data["rules"])
 
 
-def test_small_team_persona_rents_a100_class(cli) -> None:  # type: ignore[no-untyped-def]
-    """Guide §9: a small team without ops rents A100 80GB-class cloud GPUs."""
+def test_small_team_persona_rents_with_the_guides_a100_class_in_the_top_five(cli) -> None:  # type: ignore[no-untyped-def]
+    """Guide §9: a small team without ops rents A100 80GB-class cloud GPUs. gpuwise agrees on
+    renting; its first choice may be a cheaper 24-48 GB card on which the 14B LoRA fits (an RTX
+    A6000 48GB when this was written), so that is accepted, but the guide's class must still be
+    among the first five options. (Renamed from `..._rents_a100_class`, which the accepted
+    first choices contradicted: review 3.)"""
     data = cli("plan", "--persona", "small-team", "--json").json()
     assert data["answers"]["buy_or_rent"] == "rent"
     assert data["options"][0]["gpu"] in (
@@ -87,6 +91,8 @@ def test_small_team_persona_rents_a100_class(cli) -> None:  # type: ignore[no-un
         "rtx-4090d",
         "rtx-a6000",
     )
+    a100_class = {"a100-80gb", "a100-80gb-pcie", "a800", "h800"}
+    assert a100_class & {o["gpu"] for o in data["options"][:5]}
 
 
 def test_enterprise_domestic_persona_gets_ascend(cli) -> None:  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.errors import UserError
 from tests.advise.invariants import check_fixes, check_plan, check_rendered
+from tests.budget import examples
 
 TODAY = dt.date(2026, 12, 2)
 MODELS = (
@@ -83,7 +84,9 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
     return s
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(10, 100), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(scenarios())
 def test_random_scenarios_keep_the_invariants(data: dict[str, Any]) -> None:
     cat = load_catalog()
@@ -97,7 +100,9 @@ def test_random_scenarios_keep_the_invariants(data: dict[str, Any]) -> None:
     check_fixes(cat, plan, TODAY)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(12, 60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(scenarios())
 def test_more_budget_never_makes_a_feasible_plan_infeasible(data: dict[str, Any]) -> None:
     cat = load_catalog()
@@ -115,7 +120,9 @@ def test_more_budget_never_makes_a_feasible_plan_infeasible(data: dict[str, Any]
         assert richer.options  # of one's own fits, the guide's rule, so only feasibility holds)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(12, 60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(scenarios())
 def test_more_devices_allowed_never_makes_the_best_option_slower_for_the_same_cost(
     data: dict[str, Any],

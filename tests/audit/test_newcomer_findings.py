@@ -19,9 +19,9 @@ import pytest
 
 from gpuwise.audit.model import Finding
 from gpuwise.audit.ssh import ssh_findings
+from gpuwise.parse.result import Found
 from gpuwise.probe.audit_ssh import probe_ssh
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found
 from tests.audit.conftest import write
 
 SAFE = "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"

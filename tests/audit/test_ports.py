@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.audit.model import Finding
-from gpuwise.audit.ports import check_target, identify, scope
+from gpuwise.audit.ports import check_target, identify, probe_job, scope
 from gpuwise.audit.report import audit_findings
 from gpuwise.audit.tables import AuditTables
 from gpuwise.probe.audit_collect import collect
@@ -18,7 +18,7 @@ from tests.audit.conftest import EXPOSED, LOCAL, ONLY_LOOPBACK, with_port
 
 def _findings(tables: AuditTables, port: int) -> list[Finding]:
     ctx = ProbeContext(deadline=time.monotonic() + 5)
-    results = collect(ctx, tables, ["ports"], False, Path.cwd(), ONLY_LOOPBACK)
+    results = collect(ctx, probe_job(tables, ONLY_LOOPBACK), ["ports"], False, Path.cwd())
     findings, _ = audit_findings(results, tables, ONLY_LOOPBACK)
     return [f for f in findings if f.params.get("port") == port or str(port) in str(f.params)]
 
@@ -85,7 +85,7 @@ def test_unknown_service_beyond_loopback_is_one_info_line(tables: Any, http_list
     exposed = http_listener(EXPOSED, {})
     private = http_listener(LOCAL, {})
     ctx = ProbeContext(deadline=time.monotonic() + 5)
-    results = collect(ctx, tables, ["ports"], False, Path.cwd(), ONLY_LOOPBACK)
+    results = collect(ctx, probe_job(tables, ONLY_LOOPBACK), ["ports"], False, Path.cwd())
     findings, _ = audit_findings(results, tables, ONLY_LOOPBACK)
     other = _one(findings, "GPUW-NET-OTHER")
     assert other.severity == "info"
@@ -132,7 +132,7 @@ def test_share_link_tunnel_process_fires_and_absent_is_quiet(tables: Any, tmp_pa
     ctx = ProbeContext(deadline=time.monotonic() + 5)
 
     def share_findings() -> list[Finding]:
-        results = collect(ctx, tables, ["ports"], False, Path.cwd(), ONLY_LOOPBACK)
+        results = collect(ctx, probe_job(tables, ONLY_LOOPBACK), ["ports"], False, Path.cwd())
         findings, _ = audit_findings(results, tables, ONLY_LOOPBACK)
         return [f for f in findings if f.rule == "GPUW-NET-SHARE-LINK"]
 

@@ -12,9 +12,9 @@ import pytest
 
 from gpuwise.audit.model import Finding
 from gpuwise.audit.ssh import ssh_findings
+from gpuwise.parse.result import Found, Missing
 from gpuwise.probe.audit_ssh import probe_ssh
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found, Missing
 from tests.audit.conftest import fake_tool, write
 
 SAFE = "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"

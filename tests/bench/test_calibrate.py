@@ -149,3 +149,19 @@ def test_never_touches_user_files(cli: Any, tmp_path: Path) -> None:
     assert cli("calibrate", "--reset").code == 0
     assert hand.exists() and len(cli("calibrate", "--show", "--json").json()["entries"]) == 1
     assert cli("calibrate", "--reset").out.startswith("Nothing to reset")
+
+
+def test_an_override_folder_that_cannot_be_made_is_one_line_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Regression: the managed file was written without catching OSError, so a config folder
+    whose `catalog` is a file (or a read-only disk) ended `calibrate` in a traceback."""
+    from gpuwise.calibrate import store
+    from gpuwise.errors import UserError
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "catalog").write_text("not a folder", encoding="utf-8")
+    with pytest.raises(UserError) as err:
+        store.write({}, lambda kind, entry: False, {})
+    assert err.value.key == "files.cannot_write"
+    assert err.value.params["file"].endswith("gpuwise-calibration.toml")

@@ -140,7 +140,7 @@ def test_schema_version_mismatch(tmp_path: Path) -> None:
     assert "99" in problem
 
 
-@pytest.mark.usefixtures("fixture_catalog")
+@pytest.mark.usefixtures("fixture_catalog", "fresh_catalog")
 def test_cache_is_used_and_invalidated(tmp_path: Path) -> None:
     from gpuwise.catalog import catalog as catalog_module
 

@@ -6,17 +6,29 @@ from pathlib import Path
 
 import pytest
 
+from tests.golden import check_golden
+
 GOLDEN = Path(__file__).parent.parent / "golden"
 
 
 def _golden(name: str, text: str) -> None:
-    """Compare with tests/golden/NAME; GPUWISE_UPDATE_GOLDEN=1 rewrites the file."""
-    import os
+    """Compare with tests/golden/NAME (tests/golden.py: a missing file fails)."""
+    check_golden(GOLDEN / name, text)
 
-    path = GOLDEN / name
-    if os.environ.get("GPUWISE_UPDATE_GOLDEN") == "1" or not path.exists():
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+
+def test_a_missing_golden_file_fails_and_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (review 3): `_golden` used to write a missing file and compare the output
+    with itself, so deleting a golden file made its test pass."""
+    monkeypatch.delenv("GPUWISE_UPDATE_GOLDEN", raising=False)
+    path = tmp_path / "gone.txt"
+    with pytest.raises(pytest.fail.Exception, match="GPUWISE_UPDATE_GOLDEN=1"):
+        check_golden(path, "any output\n")
+    assert not path.exists()
+    monkeypatch.setenv("GPUWISE_UPDATE_GOLDEN", "1")
+    check_golden(path, "any output\n")  # the documented way to create it
+    assert path.read_text(encoding="utf-8") == "any output\n"
 
 
 @pytest.mark.usefixtures("fixture_catalog")

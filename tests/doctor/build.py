@@ -13,11 +13,11 @@ from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import Facts
-from gpuwise.probe.result import Found, Missing, ProbeResult
+from gpuwise.parse.result import Found, Missing, ProbeResult
+from gpuwise.parse.view import Facts
 
 __all__ = ["Found", "Missing"]
-from gpuwise.probe.smi import parse_nvidia_smi_xml
+from gpuwise.parse.nvidia_smi import parse_nvidia_smi_xml
 from tests.probe.support import FIXTURES
 
 PY = {"version": "3.12.3", "executable": "/home/u/venv/bin/python", "venv": True, "conda": False}

@@ -14,9 +14,9 @@ import pytest
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.report import make_report
 from gpuwise.doctor.rules_general import tool_name
+from gpuwise.parse.result import ProbeResult
 from gpuwise.probe.collect import collect, default_probes
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import ProbeResult
 from tests.doctor.build import tables
 from tests.doctor.verdicts import check_consistent
 from tests.probe.ollama_server import serve

@@ -16,7 +16,7 @@ import pytest
 
 from gpuwise.doctor.paste.assemble import assemble, find_blocks
 from gpuwise.doctor.paste.model import Text
-from gpuwise.probe.result import Failed, Found, as_dict
+from gpuwise.parse.result import Failed, Found, as_dict
 from tests.probe.support import FIXTURES
 
 SMI_TABLE = """\

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from gpuwise.doctor.rules_nccl import classify
-from gpuwise.probe.result import Failed, Found, Missing, TimedOut
+from gpuwise.parse.result import Failed, Found, Missing, TimedOut
 from tests.doctor import build as b
 
 TWO = b.nvml("590.44.01", "13.1", [b.gpu(), b.gpu(index=1)])

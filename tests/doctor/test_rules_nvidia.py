@@ -7,7 +7,7 @@ shows 0 GPUs" on a cloud instance, "CUDA out of memory" (memory held by another 
 from __future__ import annotations
 
 from gpuwise.doctor.model import exit_code
-from gpuwise.probe.result import Failed, Found, Missing
+from gpuwise.parse.result import Failed, Found, Missing
 from tests.doctor import build as b
 
 

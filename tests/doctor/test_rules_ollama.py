@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuwise.probe.result import Failed
+from gpuwise.parse.result import Failed
 from tests.doctor import build as b
 
 GIB = 1024**3

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuwise.probe.result import Failed, Found
+from gpuwise.parse.result import Failed, Found
 from tests.doctor import build as b
 
 GPU = b.nvml("590.44.01", "13.1", [b.gpu()])
@@ -155,7 +155,7 @@ def test_cuda_visible_devices_hiding_gpus() -> None:
 
 
 def test_probe_timeouts_are_reported() -> None:
-    from gpuwise.probe.result import TimedOut
+    from gpuwise.parse.result import TimedOut
 
     f = b.by_id(b.run(b.machine(kernel=TimedOut(9.5))), "probe.timeout")
     assert f.params["probe"] == "/proc, /sys"  # what the user knows it as, not "kernel"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gpuwise.probe.result import Failed, TimedOut
+from gpuwise.parse.result import Failed, TimedOut
 from tests.doctor import build as b
 
 RTX5090 = b.gpu("NVIDIA GeForce RTX 5090", "12.0", memory_total_bytes=32 * 1024**3)

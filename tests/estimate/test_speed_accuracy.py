@@ -3,8 +3,11 @@
 The thresholds are the leave-one-source-out figures benchmarks/speed_accuracy.py reports
 (benchmarks/README.md), with a small margin: the efficiencies are refitted without each source
 and that source is predicted, so these are errors on measurements the model was not fitted to.
-Where a class still has fewer cases or sources than issue 12 asks for, the coverage test pins
-what exists so it can only grow.
+They are regression guards set at what the model achieves, not issue 12's targets (those are
+quoted beside each one): the model's structure was chosen while watching these figures, so
+they are validation errors rather than a held-out test (review 3). Where a class still has
+fewer cases or sources than issue 12 asks for, the coverage test pins what exists so it can
+only grow.
 """
 
 from __future__ import annotations
@@ -134,13 +137,35 @@ def test_decode_holds_on_every_card_class(prepared, loso, card_class: str) -> No
     assert statistics.median(errors) <= DECODE_CLASS_MEDIAN[card_class], sorted(errors)
 
 
-def test_shipped_constants_stay_within_each_case_tolerance(env, prepared) -> None:  # type: ignore[no-untyped-def]
-    """The fit on every case (the shipped data) lands each case within a factor of two, or
-    within the tolerance the case states with its reason."""
+IN_SAMPLE_TOLERANCE = 0.6
+"""In-sample |error| every case must stay within unless it states its own tolerance (with a
+reason) or is a named outlier below. It was a factor of two (100%) for every case, which no
+realistic regression could break (review 3); 0.6 is just above the largest error among the
+410 cases without an outlier entry when this was set (59.8%)."""
+IN_SAMPLE_OUTLIERS = {  # case id: its in-sample error when this list was made
+    "llama2-70b-awq-4xa100-vllm-perfbench": 0.946,
+    "llama7b-q2_k-rtx3090-tg128-pr4766": 0.897,
+    "deepseek-v3-q5_k_m-8xh100-llamacpp-pp512-augmxnt": 0.746,
+    "qwen3-8b-bf16-h20-transformers-decode": 0.656,
+    "llama-2-70b-fp8-4xh100-trtllm-ttft128": 0.651,
+}
+"""Cases the shipped fit misses by more than IN_SAMPLE_TOLERANCE and whose source gives no
+reason gpuwise could cite; each may stay within a factor of two until it gets a `tolerance`
+with a reason in speed_cases.toml, and the list may only shrink."""
+
+
+def test_shipped_constants_keep_every_case_within_60_percent_or_its_stated_tolerance(  # type: ignore[no-untyped-def]
+    env, prepared
+) -> None:
+    """The fit on every case (the shipped data) lands each case within 60%, within the
+    tolerance the case states with its reason, or (the named outliers) within a factor of
+    two."""
     sc = env[2]
     for pc in prepared:
         error = (predicted(pc, sc) - pc.measured) / pc.measured
-        assert abs(error) <= float(pc.case.get("tolerance", 1.0)), (pc.id, error)
+        limit = 1.0 if pc.id in IN_SAMPLE_OUTLIERS else IN_SAMPLE_TOLERANCE
+        assert abs(error) <= float(pc.case.get("tolerance", limit)), (pc.id, error)
+    assert set(IN_SAMPLE_OUTLIERS) <= {pc.id for pc in prepared}  # a stale name is dropped
 
 
 def test_tolerances_and_exclusions_say_why() -> None:

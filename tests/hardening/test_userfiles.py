@@ -114,3 +114,26 @@ def test_check_output_refuses_before_work(tmp_path: Path) -> None:
     ):
         with pytest.raises(UserError, match=words):
             userfiles.check_output(path, False, "--markdown")
+
+
+def test_replace_managed_keeps_the_previous_version_as_bak(tmp_path: Path) -> None:
+    path = tmp_path / "quotes-x.toml"
+    assert userfiles.replace_managed(path, "# managed v1\n") is False  # nothing to keep yet
+    assert not path.with_name("quotes-x.toml.bak").exists()
+    assert userfiles.replace_managed(path, "# managed v2\n") is True
+    assert path.read_text(encoding="utf-8") == "# managed v2\n"
+    assert path.with_name("quotes-x.toml.bak").read_text(encoding="utf-8") == "# managed v1\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_read_managed_refuses_a_file_without_the_marker_on_its_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "gpuwise-calibration.toml"
+    assert userfiles.read_managed(path, "gpuwise-managed", "calibrate.not_managed") is None
+    path.write_text("# my own notes\n# gpuwise-managed\n", encoding="utf-8")
+    with pytest.raises(UserError) as err:
+        userfiles.read_managed(path, "gpuwise-managed", "calibrate.not_managed")
+    assert err.value.key == "calibrate.not_managed" and err.value.params["path"] == str(path)
+    path.write_text("# gpuwise-managed: v1\nx = 1\n", encoding="utf-8")
+    assert userfiles.read_managed(path, "gpuwise-managed", "calibrate.not_managed") == (
+        "# gpuwise-managed: v1\nx = 1\n"
+    )

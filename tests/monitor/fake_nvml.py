@@ -24,8 +24,8 @@ from typing import Any
 import pynvml
 import pytest
 
-from gpuwise.probe.nvml import THROTTLE_BITS
-from gpuwise.probe.smi import number, parse_gpu
+from gpuwise.parse.nvidia_smi import number, parse_gpu
+from gpuwise.probe.nvml_lib import THROTTLE_BITS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvidia-smi"
 MIB = 1024 * 1024

@@ -137,3 +137,20 @@ def test_close_shuts_nvml_down_once(monkeypatch: pytest.MonkeyPatch) -> None:
     source.close()
     source.close()
     assert fake.shutdowns == 1
+
+
+@pytest.mark.gpu
+def test_real_nvml_reads_every_gpu_with_memory_and_power() -> None:
+    """On a machine with an NVIDIA GPU, through the real bindings (`pytest -m gpu`)."""
+    source = NvidiaSource(xid=False)
+    try:
+        assert source.open() == "ok"
+        readings = source.read()
+    finally:
+        source.close()
+    assert readings
+    for g in readings:
+        assert g.name and g.uuid.startswith(("GPU-", "MIG-"))
+        assert g.memory_total_bytes is not None and g.memory_total_bytes > 2**30
+        assert g.memory_used_bytes is not None and g.memory_used_bytes >= 0
+        assert g.power_w is None or 0 < g.power_w < 2000

@@ -8,6 +8,7 @@ import typing
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.schema_cloud import BILLINGS, Billing
 from gpuwise.cost.offers import list_offers
+from gpuwise.cost.plain_context import plain_context
 from gpuwise.cost.resolve import make_context
 from gpuwise.prices import offer_query
 from gpuwise.prices.index import build_index, load_index
@@ -22,7 +23,7 @@ def test_index_rows_equal_catalog_rows() -> None:
     ctx = make_context(cat, "CNY", dt.date(2026, 12, 2))
     typed = [r.as_dict() for r in list_offers(cat, ctx, region="cn")]
     index = load_index()
-    plain_ctx = offer_query.plain_context(index, "CNY", dt.date(2026, 12, 2), None)
+    plain_ctx = plain_context(index, "CNY", dt.date(2026, 12, 2), None)
     plain = [r.as_dict() for r in offer_query.query(index, plain_ctx, region="cn")]
     assert typed == plain and len(plain) > 20
     assert load_index() == build_index(cat)  # cached copy equals a fresh build

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from gpuwise.parse.result import Failed, Found, Missing
 from gpuwise.probe.nccl import probe_nccl_smoke
 from gpuwise.probe.pytorch import parse_marker, probe_torch
-from gpuwise.probe.result import Failed, Found, Missing
 from tests.probe.support import make_ctx
 
 TORCH_OK = {

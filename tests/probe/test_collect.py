@@ -6,9 +6,9 @@ import threading
 import time
 from pathlib import Path
 
+from gpuwise.parse.result import Failed, Found, ProbeResult, TimedOut
 from gpuwise.probe.collect import collect, default_probes
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, ProbeResult, TimedOut
 
 _release = threading.Event()
 

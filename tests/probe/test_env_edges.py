@@ -14,8 +14,8 @@ import pytest
 
 from gpuwise.doctor.engine import diagnose
 from gpuwise.doctor.inputs import Inputs
+from gpuwise.parse.result import Failed, Missing
 from gpuwise.probe.ollama import BadHost, base_url, probe_ollama
-from gpuwise.probe.result import Failed, Missing
 from gpuwise.probe.run import run_cmd, search_path, which
 from gpuwise.probe.toolkit import nvcc_on_path, probe_toolkit
 from tests.doctor.build import tables

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuwise.parse.result import Found, Missing
 from gpuwise.probe.container import probe_container
 from gpuwise.probe.kernel import probe_kernel
 from gpuwise.probe.nccl import probe_nccl_env
-from gpuwise.probe.result import Found, Missing
 from gpuwise.probe.system import probe_system
 from gpuwise.probe.wsl import probe_wsl
 from tests.probe.support import make_ctx, write_tree

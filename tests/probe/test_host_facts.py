@@ -12,8 +12,12 @@ from typing import Any
 
 import pytest
 
+from gpuwise.parse.kmsg import parse_kmsg
+from gpuwise.parse.npu_smi import parse_dcmi_error
+from gpuwise.parse.ollama import relevant
+from gpuwise.parse.result import Failed, Found, Missing
 from gpuwise.probe import _torch_child
-from gpuwise.probe.ascend import parse_dcmi_error, probe_ascend
+from gpuwise.probe.ascend import probe_ascend
 from gpuwise.probe.kernel import (
     dpkg_nvidia,
     identity,
@@ -24,9 +28,8 @@ from gpuwise.probe.kernel import (
     probe_kernel,
     userspace_versions,
 )
-from gpuwise.probe.kmsg import parse_kmsg, probe_kmsg
-from gpuwise.probe.ollama import relevant, server_process
-from gpuwise.probe.result import Failed, Found, Missing
+from gpuwise.probe.kmsg import probe_kmsg
+from gpuwise.probe.ollama import server_process
 from tests.probe.support import FIXTURES, make_ctx, write_tree
 
 REPORTS = FIXTURES / "reports"

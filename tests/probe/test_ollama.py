@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuwise.probe.ollama import base_url, parse_ps, probe_ollama, unit_environment, unit_exec_start
-from gpuwise.probe.result import Failed, Found, Missing
+from gpuwise.parse.ollama import parse_ps
+from gpuwise.parse.result import Failed, Found, Missing
+from gpuwise.probe.ollama import base_url, probe_ollama, unit_environment, unit_exec_start
 from tests.probe.ollama_server import serve
 from tests.probe.support import FIXTURES, make_ctx, write_tree
 

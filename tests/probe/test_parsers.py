@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from gpuwise.probe.amd import parse_rocm_smi_json
-from gpuwise.probe.ascend import parse_npu_smi_info
+from gpuwise.parse.npu_smi import parse_npu_smi_info
+from gpuwise.parse.nvcc import parse_nvcc_version
+from gpuwise.parse.os_release import package_manager, parse_os_release
+from gpuwise.parse.rocm_smi import parse_rocm_smi_json
 from gpuwise.probe.container import parse_docker_info
 from gpuwise.probe.intel import parse_sycl_ls
 from gpuwise.probe.kernel import parse_modules, parse_nvidia_proc_version
 from gpuwise.probe.nccl import parse_conf
-from gpuwise.probe.nvml import cuda_version_text, throttle_names
-from gpuwise.probe.system import package_manager, parse_os_release
-from gpuwise.probe.toolkit import parse_nvcc_version
+from gpuwise.probe.nvml import cuda_version_text
+from gpuwise.probe.nvml_lib import throttle_names
 from gpuwise.probe.wsl import installed_driver_packages, is_wsl
 from tests.probe.support import FIXTURES
 
@@ -105,7 +106,7 @@ def test_docker_info() -> None:
     assert parse_docker_info("garbage")["daemon"] is False
 
 
-def test_kernel_texts() -> None:
+def test_loaded_modules_and_the_nvidia_module_version_are_read() -> None:
     mods = parse_modules("nvidia_uvm 1 0 - Live\nnvidia 2 1 nvidia_uvm, Live\nnouveau 3 0 - Live\n")
     assert mods == ["nvidia_uvm", "nvidia", "nouveau"]
     v = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build"
@@ -114,7 +115,7 @@ def test_kernel_texts() -> None:
     assert parse_nvidia_proc_version(v2) == "535.104.05"
 
 
-def test_nvml_helpers() -> None:
+def test_cuda_version_text_and_throttle_bit_names() -> None:
     assert cuda_version_text(12040) == "12.4"
     assert cuda_version_text(13010) == "13.1"
     assert throttle_names(0x1 | 0x40) == ["gpu_idle", "hw_thermal_slowdown"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuwise.probe.smi import MIB, classify_error, number, parse_nvidia_smi_xml
+from gpuwise.parse.nvidia_smi import MIB, classify_error, number, parse_nvidia_smi_xml
 from tests.probe.support import FIXTURES
 
 SMI = FIXTURES / "nvidia-smi"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from gpuwise.parse.result import Failed, Found, Missing
 from gpuwise.probe.amd import probe_amd
 from gpuwise.probe.ascend import probe_ascend
 from gpuwise.probe.container import probe_container
 from gpuwise.probe.intel import probe_intel
-from gpuwise.probe.result import Failed, Found, Missing
 from gpuwise.probe.smi import probe_nvidia_smi
 from gpuwise.probe.toolkit import probe_toolkit
 from tests.probe.support import FIXTURES, make_ctx

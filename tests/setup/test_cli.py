@@ -121,7 +121,7 @@ def test_chinese(cli: Any) -> None:
 def test_this_machine_through_the_doctor_probes(cli: Any, monkeypatch: Any) -> None:
     """Without target flags the doctor's probes describe this machine (here: stubbed facts)."""
     from gpuwise.cli import cmd_setup
-    from gpuwise.probe.result import Found
+    from gpuwise.parse.result import Found
 
     facts = {
         "system": Found(

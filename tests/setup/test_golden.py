@@ -5,7 +5,6 @@ Regenerate after a deliberate change with GPUWISE_UPDATE_GOLDEN=1 and review the
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 
 from gpuwise.setup.render_files import render_all
 from gpuwise.setup.tables import SetupTables
+from tests.golden import UPDATE_ENV, updating
 from tests.setup.cases import CASES
 from tests.setup.conftest import make_plan
 
@@ -27,12 +27,14 @@ def test_golden(
     assert plan.refusal is None, plan.refusal
     files = render_all(plan)
     folder = GOLDEN / name
-    if os.environ.get("GPUWISE_UPDATE_GOLDEN"):
+    if updating():
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.iterdir():
             old.unlink()
         for file, text in files.items():
             (folder / file).write_text(text, encoding="utf-8")
+    if not folder.is_dir():
+        pytest.fail(f"golden folder {folder} is missing: create it with {UPDATE_ENV}=1")
     assert sorted(files) == sorted(p.name for p in folder.iterdir())
     for file, text in files.items():
         assert text == (folder / file).read_text(encoding="utf-8"), f"{name}/{file}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuwise.probe.result import Found
+from gpuwise.parse.result import Found
 from gpuwise.setup.target import TargetFlags, from_facts, from_flags
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from gpuwise.audit.model import Finding, lower
 from gpuwise.audit.tables import AuditTables
-from gpuwise.catalog.schema_audit import AuditService
+from gpuwise.catalog.schema_audit import AuditService, AuthProbe, CredentialFile
 
 Scope = Literal["loopback", "all", "address"]
 WILDCARDS = frozenset({"0.0.0.0", "::", "*", ""})
@@ -99,6 +100,67 @@ def sole_listeners(listeners: Iterable[dict[str, Any]]) -> set[int]:
         if item.get("pid"):
             ports.setdefault(int(item["pid"]), set()).add(int(item["port"]))
     return {pid for pid, p in ports.items() if len(p) == 1}
+
+
+AuthCheck = tuple[dict[str, Any], AuthProbe, str]
+"""(listener, how to ask it, the loopback address to ask it on)."""
+MAX_AUTH_CHECKS = 32
+"""Listeners asked at most (a box with hundreds of ports stays fast)."""
+
+
+def auth_checks(
+    listeners: list[dict[str, Any]],
+    services: Sequence[AuditService],
+    loopback: frozenset[str] | None,
+) -> list[AuthCheck]:
+    """Which listeners the probe asks for credentials: known services beyond loopback that can
+    be asked on loopback. A known service bound to another address is marked `not_checked` in
+    its listener facts (asking it would send traffic off loopback)."""
+    sole = sole_listeners(listeners)
+    todo: list[AuthCheck] = []
+    for item in listeners:
+        if scope(str(item["ip"]), loopback) == "loopback":
+            continue
+        service, _ = identify(item, services, int(item.get("pid") or 0) in sole)
+        if service is None:
+            continue
+        target = check_target(str(item["ip"]))
+        if target is None:
+            item["auth"], item["auth_detail"] = "not_checked", "not on loopback"
+        else:
+            todo.append((item, service.auth, target))
+    return todo[:MAX_AUTH_CHECKS]
+
+
+@dataclass(frozen=True)
+class ProbeJob:
+    """What the audit's probes need from the audit tables (probe/audit_collect.AuditJob):
+    timeouts, the credential files to look at, tunnel process names, and the choice of which
+    listeners to ask. The probe gathers; this side decides what is worth asking."""
+
+    command_timeout_s: float
+    http_timeout_s: float
+    credential_files: tuple[CredentialFile, ...]
+    tunnel_prefixes: tuple[str, ...]
+    services: tuple[AuditService, ...]
+    loopback: frozenset[str] | None
+
+    def auth_checks(self, listeners: list[dict[str, Any]]) -> list[AuthCheck]:
+        """See :func:`auth_checks`."""
+        return auth_checks(listeners, self.services, self.loopback)
+
+
+def probe_job(tables: AuditTables, loopback: frozenset[str] | None = None) -> ProbeJob:
+    """The audit probes' inputs from the tables (`loopback`: test override of what counts as
+    loopback, see :func:`scope`)."""
+    return ProbeJob(
+        command_timeout_s=tables.settings["command_timeout_s"],
+        http_timeout_s=tables.settings["http_timeout_s"],
+        credential_files=tuple(tables.files),
+        tunnel_prefixes=tuple(p for r in tables.rules.values() for p in r.process_prefixes),
+        services=tuple(tables.services),
+        loopback=loopback,
+    )
 
 
 def port_findings(

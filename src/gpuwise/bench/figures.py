@@ -29,6 +29,11 @@ def _link_peak(gpu: Gpu, sc: SpeedConstants) -> float | None:
     return _pcie_peak(gpu, sc)
 
 
+Measured = tuple[str, str, str, float, float | None, str, Sequence[str]]
+"""(figure, metric, dtype, value, datasheet peak, unit, causes to look for when it is low)."""
+_LINK_CAUSES = ("pcie_link", "busy")
+
+
 def evaluate(
     result: Mapping[str, Any],
     gpu: Gpu | None,
@@ -39,61 +44,36 @@ def evaluate(
 ) -> list[dict[str, Any]]:
     """Every measured figure with its datasheet peak, healthy share and verdict."""
     out: list[dict[str, Any]] = []
-
-    def add(
-        figure: str,
-        metric: str,
-        dtype: str,
-        value: float,
-        peak: float | None,
-        unit: str,
-        kinds: Sequence[str] = COMPUTE_CAUSES,
-    ) -> None:
+    for figure, metric, dtype, value, peak, unit, kinds in _measured(result, gpu, sc):
         ref = healthy(metric, dtype, gpu, sc, refs) if gpu else None
         out.append(judge(figure, value, peak, ref, causes(seen, gpu, link, kinds), unit))
+    return out
 
+
+def _measured(result: Mapping[str, Any], gpu: Gpu | None, sc: SpeedConstants) -> list[Measured]:
+    """The figures a bench result holds, in report order, each with its datasheet peak."""
+    out: list[Measured] = []
     for mm in result.get("matmul", []):
         if mm.get("status") == "ok":
-            peak = getattr(gpu.tflops, mm["dtype"], None) if gpu else None
-            unit = "TOPS" if mm["dtype"] == "int8" else "TFLOPS"
-            add(
-                f"matmul_{mm['dtype']}",
-                "matmul",
-                mm["dtype"],
-                mm["best"]["median_flops"] / TERA,
-                peak,
-                unit,
-            )
+            dtype = mm["dtype"]
+            peak = getattr(gpu.tflops, dtype, None) if gpu else None
+            unit = "TOPS" if dtype == "int8" else "TFLOPS"
+            value = mm["best"]["median_flops"] / TERA
+            out.append((f"matmul_{dtype}", "matmul", dtype, value, peak, unit, COMPUTE_CAUSES))
     bw = gpu.memory_bandwidth_gbps if gpu else None
-    copy = result.get("memory_copy", {})
-    if copy.get("status") == "ok":
-        add("memory_copy", "memory_copy", "", copy["median_bps"] / GIGA, bw, "GB/s")
-    dec = result.get("decode_stream", {})
-    if dec.get("status") == "ok":
-        add("decode_stream", "decode_stream", "", dec["median_bps"] / GIGA, bw, "GB/s")
+    for name in ("memory_copy", "decode_stream"):
+        got = result.get(name, {})
+        if got.get("status") == "ok":
+            out.append((name, name, "", got["median_bps"] / GIGA, bw, "GB/s", COMPUTE_CAUSES))
     host = result.get("host_device", {})
     if host.get("status") == "ok":
         peak = _pcie_peak(gpu, sc) if gpu else None
-        add(
-            "h2d_pinned",
-            "host_to_device",
-            "",
-            host["h2d_pinned_bps"] / GIGA,
-            peak,
-            "GB/s",
-            ("pcie_link", "busy"),
-        )
+        value = host["h2d_pinned_bps"] / GIGA
+        out.append(("h2d_pinned", "host_to_device", "", value, peak, "GB/s", _LINK_CAUSES))
     ar = result.get("allreduce", {})
     if ar.get("status") == "ok" and ar.get("ranks", 1) > 1 and ar.get("sizes"):
         top = max(ar["sizes"], key=lambda r: r["bytes"])
         peak = _link_peak(gpu, sc) if gpu else None
-        add(
-            "allreduce_busbw",
-            "allreduce",
-            "",
-            top["busbw_bps"] / GIGA,
-            peak,
-            "GB/s",
-            ("pcie_link", "busy"),
-        )
+        value = top["busbw_bps"] / GIGA
+        out.append(("allreduce_busbw", "allreduce", "", value, peak, "GB/s", _LINK_CAUSES))
     return out

@@ -8,7 +8,6 @@ directory (`bench/`), where `gpuwise calibrate` reads them.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
@@ -83,23 +82,16 @@ class MonitorThread:
 
 def pcie_link(index: int) -> dict[str, Any] | None:
     """Current and maximum PCIe width and generation of an NVIDIA device (NVML), or None."""
+    from gpuwise.probe import nvml_lib
+    from gpuwise.probe.nvml import device_facts
+
     try:
-        import pynvml as nv
-
-        from gpuwise.probe.nvml import device_facts
-
-        nv.nvmlInit()
+        with nvml_lib.session() as nv:
+            facts = device_facts(nv, index)
     except Exception:
         return None
-    try:
-        facts = device_facts(nv, index)
-        keys = ("pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max")
-        return {k: facts.get(k) for k in keys}
-    except Exception:
-        return None
-    finally:
-        with contextlib.suppress(Exception):
-            nv.nvmlShutdown()
+    keys = ("pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max")
+    return {k: facts.get(k) for k in keys}
 
 
 def _measure(dev: Device, plan: BenchPlan, progress: Progress) -> dict[str, Any]:
@@ -201,7 +193,7 @@ def run_bench(
 
 def bench_dir() -> Path:
     """Where bench results are kept (beside the run store)."""
-    from gpuwise.monitor.paths import state_dir
+    from gpuwise.dirs import state_dir
 
     return state_dir() / "bench"
 

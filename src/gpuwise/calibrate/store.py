@@ -21,6 +21,7 @@ import tomllib
 from gpuwise.catalog import files as F
 from gpuwise.errors import CatalogError, UserError
 from gpuwise.prices.tomlw import key, table, value
+from gpuwise.userfiles import read_managed, replace_managed
 
 FILE_NAME = "gpuwise-calibration.toml"
 MARKER = "gpuwise-managed calibration"
@@ -35,12 +36,8 @@ def path() -> Path:
 
 def _managed(p: Path) -> dict[str, Any]:
     """The managed file's data ({} when absent); a file without the marker is refused."""
-    if not p.exists():
-        return {}
-    text = p.read_text(encoding="utf-8")
-    if MARKER not in (text.splitlines() or [""])[0]:
-        raise UserError("calibrate.not_managed", path=str(p))
-    return tomllib.loads(text)
+    text = read_managed(p, MARKER, "calibrate.not_managed")
+    return {} if text is None else tomllib.loads(text)
 
 
 def _line(name: str, v: Any) -> str:
@@ -106,13 +103,13 @@ def write(
     used = {sid for entries in kinds.values() for e in entries for sid in _sources_of(e)}
     all_sources = {k: v for k, v in (old.get("sources", {}) | sources).items() if k in used}
     text = render_file(all_sources, kinds)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    _validate(text)
-    if p.exists():
-        p.with_name(p.name + ".bak").write_bytes(p.read_bytes())
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        _validate(text)
+        replace_managed(p, text)
+    except OSError as exc:  # a read-only or misplaced override folder: one line, no traceback
+        problem = exc.strerror or str(exc)
+        raise UserError("files.cannot_write", file=str(p), problem=problem) from exc
     return p
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.catalog import files as F
 from gpuwise.catalog.lazy import LazyParts
 from gpuwise.catalog.names import build_index, normalize, suggest
+from gpuwise.catalog.raw import RawCatalog, RawEntry
 from gpuwise.catalog.schema import Gpu, LlmModel, Source, Sourced
 from gpuwise.catalog.sourcing import locate_line
 from gpuwise.errors import CatalogError, UserError
@@ -18,7 +19,6 @@ from gpuwise.i18n import t
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from gpuwise.catalog import load as L
     from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
 
 
@@ -160,7 +160,7 @@ SINGLETONS = (
 )
 
 
-def _entry_key(e: L.RawEntry) -> str | None:
+def _entry_key(e: RawEntry) -> str | None:
     """What makes two entries of a kind the same entry (so an override merges, not duplicates)."""
     if e.kind == "offer":
         return f"{e.context.get('provider')}:{e.data.get('instance')}"
@@ -173,18 +173,17 @@ def _entry_key(e: L.RawEntry) -> str | None:
     return e.kind if e.kind in SINGLETONS else None
 
 
-def _overlay(entries: list[L.RawEntry]) -> list[L.RawEntry]:
+def _overlay(entries: list[RawEntry]) -> list[RawEntry]:
     """Later entries with the same kind and key (user overrides) merge over earlier ones."""
-    from gpuwise.catalog import load as L
 
-    out: list[L.RawEntry] = []
+    out: list[RawEntry] = []
     where: dict[tuple[str, str], int] = {}
     for e in entries:
         key_id = _entry_key(e)
         key = (e.kind, key_id) if key_id else None
         if key and key in where:
             old = out[where[key]]
-            out[where[key]] = L.RawEntry(
+            out[where[key]] = RawEntry(
                 e.kind, _merge(old.data, e.data), e.file, e.index, e.text, e.context
             )
         else:
@@ -194,7 +193,7 @@ def _overlay(entries: list[L.RawEntry]) -> list[L.RawEntry]:
     return out
 
 
-def build(raw: L.RawCatalog, files: list[Path]) -> Catalog:
+def build(raw: RawCatalog, files: list[Path]) -> Catalog:
     """Validate raw entries into a Catalog and check every source reference."""
     provider_sources = {
         str(e.data.get("id")): str(e.data.get("source", ""))
@@ -217,7 +216,7 @@ def build(raw: L.RawCatalog, files: list[Path]) -> Catalog:
         if e.kind == "offer":
             ctx["origin"] = _origin(e.file)
         model = {**L.ARRAY_KINDS, **L.SINGLE_KINDS, **EXTRA_KINDS}[e.kind]
-        obj = L.validate_entry(L.RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
+        obj = L.validate_entry(RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
         _check_sources(obj, raw.sources, e)
         typed.setdefault(e.kind, []).append(obj)
     return _assemble(raw, typed, files)
@@ -232,7 +231,7 @@ def _origin(file: str) -> str:
     return "feed" if is_override(file, F.feed_dir()) else "catalog"
 
 
-def _check_sources(obj: BaseModel, sources: dict[str, Source], e: L.RawEntry) -> None:
+def _check_sources(obj: BaseModel, sources: dict[str, Source], e: RawEntry) -> None:
     ids = obj.source_ids() if hasattr(obj, "source_ids") else []
     for sid in ids:
         if sid not in sources:
@@ -240,7 +239,7 @@ def _check_sources(obj: BaseModel, sources: dict[str, Source], e: L.RawEntry) ->
             raise CatalogError("catalog.unknown_source", file=e.file, line=line, source=sid)
 
 
-def _assemble(raw: L.RawCatalog, typed: dict[str, list[BaseModel]], files: list[Path]) -> Catalog:
+def _assemble(raw: RawCatalog, typed: dict[str, list[BaseModel]], files: list[Path]) -> Catalog:
     from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
     from gpuwise.catalog.schema_extra import EXTRA_KINDS
 
@@ -269,16 +268,6 @@ def _assemble(raw: L.RawCatalog, typed: dict[str, list[BaseModel]], files: list[
 
 
 _loaded: dict[str, Catalog] = {}
-
-
-def listing_of(cat: Catalog) -> dict[str, list[dict[str, Any]]]:
-    """Plain-data GPUs and models (the --json shapes), for commands that only list them."""
-    from gpuwise.catalog.serialize import gpu_dict, model_dict
-
-    return {
-        "gpus": [gpu_dict(cat, g) for g in cat.gpus],
-        "models": [model_dict(cat, m) for m in cat.models],
-    }
 
 
 def load_catalog(use_overrides: bool = True, use_cache: bool = True) -> Catalog:

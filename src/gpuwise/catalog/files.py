@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from gpuwise import dirs
+
 SCHEMA_VERSION = 1
 _DATA_DIR = Path(__file__).parent / "data"
 
@@ -35,13 +37,8 @@ def builtin_files() -> list[Path]:
 
 
 def override_dir() -> Path:
-    """Where the user's override files live (never written by gpuwise)."""
-    env = os.environ.get("GPUWISE_CONFIG_DIR")
-    if env:
-        return Path(env) / "catalog"
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("gpuwise")) / "catalog"
+    """Where the user's override files live (gpuwise writes only the files it manages there)."""
+    return dirs.config_dir() / "catalog"
 
 
 def override_files() -> list[Path]:
@@ -52,12 +49,7 @@ def override_files() -> list[Path]:
 
 def cache_dir() -> Path:
     """The user cache (GPUWISE_CACHE_DIR overrides the platform's)."""
-    env = os.environ.get("GPUWISE_CACHE_DIR")
-    if env:
-        return Path(env)
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("gpuwise"))
+    return dirs.cache_dir()
 
 
 def feed_dir() -> Path:
@@ -88,14 +80,7 @@ def fingerprint(paths: Iterable[Path]) -> str:
 
 def cache_path(key: str, kind: str = "catalog") -> Path:
     """Pickle of a validated catalog for `key`; GPUWISE_CACHE_DIR overrides the location."""
-    env = os.environ.get("GPUWISE_CACHE_DIR")
-    if env:
-        base = Path(env)
-    else:
-        from platformdirs import user_cache_dir
-
-        base = Path(user_cache_dir("gpuwise"))
-    return base / f"{kind}-{key}.pickle"
+    return dirs.cache_dir() / f"{kind}-{key}.pickle"
 
 
 def load_cached(key: str, kind: str = "catalog") -> Any | None:

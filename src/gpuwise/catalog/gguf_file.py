@@ -27,10 +27,22 @@ def _scalar(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) else None
 
 
+def _file_type_name(ftype: int | None) -> str | None:
+    """llama.cpp's name of a `general.file_type` ("Q4_K_M"); the number itself when unknown."""
+    from gguf import LlamaFileType
+
+    if ftype is None:
+        return None
+    try:
+        return LlamaFileType(ftype).name.removeprefix("MOSTLY_")
+    except ValueError:
+        return str(ftype)
+
+
 def read_gguf(path: Path) -> LlmModel:
     """Model shapes from GGUF metadata; params and bytes from the tensor table."""
     try:
-        from gguf import GGUFReader, LlamaFileType
+        from gguf import GGUFReader
 
         reader = GGUFReader(str(path), "r")
     except Exception as exc:  # the gguf package raises many kinds on a bad file
@@ -53,13 +65,6 @@ def read_gguf(path: Path) -> LlmModel:
         raise UserError("model.bad_gguf", path=str(path), problem="missing shape metadata")
     tokens = _field(reader, "tokenizer.ggml.tokens")
     vocab = len(tokens) if isinstance(tokens, list) else 32000
-    ftype = _scalar(_field(reader, "general.file_type"))
-    try:
-        ftype_name = (
-            LlamaFileType(ftype).name.removeprefix("MOSTLY_") if ftype is not None else None
-        )
-    except ValueError:
-        ftype_name = str(ftype)
     fields: dict[str, Any] = {
         "id": "local",
         "name": _field(reader, "general.name") or path.stem,
@@ -78,7 +83,7 @@ def read_gguf(path: Path) -> LlmModel:
         "head_dim": key("attention.key_length") or hidden // heads,
         "vocab_size": vocab,
         "max_context": key("context_length") or 4096,
-        "gguf_file_type": ftype_name,
+        "gguf_file_type": _file_type_name(_scalar(_field(reader, "general.file_type"))),
         "gguf_weight_bytes": weight_bytes,
     }
     window = key("attention.sliding_window")

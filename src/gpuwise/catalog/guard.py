@@ -17,16 +17,14 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpuwise import units
 from gpuwise.catalog.names import normalize
 from gpuwise.catalog.providers import provider_key
+from gpuwise.catalog.raw import RawEntry
 from gpuwise.catalog.sourcing import is_sourced_number, locate_line
 from gpuwise.errors import CatalogError, UserError
-
-if TYPE_CHECKING:
-    from gpuwise.catalog.load import RawEntry
 
 NAME_FIELDS: dict[str, tuple[str, ...]] = {
     "gpu": ("id", "name", "aliases"),

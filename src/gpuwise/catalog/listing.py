@@ -18,7 +18,8 @@ def load_listing() -> dict[str, list[dict[str, Any]]]:
 
             warn_left_out([(f["key"], tuple(f["params"])) for f in cached["findings"]])
         return cached
-    from gpuwise.catalog.catalog import listing_of, load_catalog
+    from gpuwise.catalog.catalog import load_catalog
+    from gpuwise.catalog.serialize import listing_of
 
     cat = load_catalog()
     listing = listing_of(cat)

@@ -8,7 +8,6 @@ user cache directory, keyed by the files' sizes and times, so start-up stays fas
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from gpuwise.catalog.files import (  # noqa: F401  (re-exported for callers of l
     override_files,
     store_cached,
 )
+from gpuwise.catalog.raw import RawCatalog, RawEntry
 from gpuwise.catalog.schema import Gpu, LlmModel, Source
 from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
 from gpuwise.catalog.schema_extra import EXTRA_KINDS
@@ -36,31 +36,10 @@ SINGLE_KINDS: dict[str, type[BaseModel]] = {"provider": Provider, "hidden_costs"
 _META_KEYS = {"sources", "schema"}
 
 
-@dataclass(frozen=True)
-class RawEntry:
-    """One entry as read, with where it came from (for error messages and overlays)."""
-
-    kind: str
-    data: dict[str, Any]
-    file: str
-    index: int
-    text: str
-    context: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class RawCatalog:
-    """Everything read from a set of files, before validation."""
-
-    sources: dict[str, Source] = field(default_factory=dict)
-    source_files: dict[str, str] = field(default_factory=dict)
-    entries: list[RawEntry] = field(default_factory=list)
-
-
 def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     """Parse one file (gpuwise.userfiles: encodings, size, nesting); a syntax error names the
     file and line; NaN, infinity and out-of-range prices, TFLOPS or bandwidth are refused."""
-    from gpuwise.catalog.guard import check_numbers
+    from gpuwise.catalog.guard import check_numbers  # units: only when files are read
     from gpuwise.userfiles import DATA_MAX_BYTES, parse, read_text
 
     text = read_text(path, CatalogError, limit=DATA_MAX_BYTES)  # feeds and imports are large

@@ -91,3 +91,11 @@ def model_dict(cat: Catalog | None, m: LlmModel, local: Source | None = None) ->
         "sources": [source_dict(s) for s in sources],
         "field_sources": dict(m.field_sources),
     }
+
+
+def listing_of(cat: Catalog) -> dict[str, list[dict[str, Any]]]:
+    """Plain-data GPUs and models (the --json shapes), for commands that only list them."""
+    return {
+        "gpus": [gpu_dict(cat, g) for g in cat.gpus],
+        "models": [model_dict(cat, m) for m in cat.models],
+    }

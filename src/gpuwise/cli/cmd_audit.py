@@ -57,6 +57,7 @@ def _run(as_json: bool, only: str | None, sarif: str | None, force: bool, root: 
     import time
     from pathlib import Path
 
+    from gpuwise.audit.ports import probe_job
     from gpuwise.audit.report import make_report
     from gpuwise.audit.tables import tables_from_catalog
     from gpuwise.catalog import load_catalog
@@ -75,7 +76,7 @@ def _run(as_json: bool, only: str | None, sarif: str | None, force: bool, root: 
     ctx = ProbeContext(deadline=start + tables.settings["deadline_s"], root=root_path)
     as_root = hasattr(os, "geteuid") and os.geteuid() == 0
     loopback = _loopback_override()
-    results = collect(ctx, tables, areas, as_root, Path.cwd(), loopback)
+    results = collect(ctx, probe_job(tables, loopback), areas, as_root, Path.cwd())
     report = make_report(results, tables, time.monotonic() - start, as_root, loopback)
     if sarif_path is not None:
         from gpuwise import __version__

@@ -33,7 +33,7 @@ def _run(model: str, vendor: str | None, as_json: bool, job: JobOptions) -> None
     cat, req, reading = build_job(model, job)
     consts = MemoryConstants.from_catalog(cat)
     resolve(req, consts)  # bad input fails here, once, not per GPU
-    from gpuwise.catalog.catalog import listing_of
+    from gpuwise.catalog.serialize import listing_of
 
     chosen = filter_gpus(listing_of(cat)["gpus"], vendor, 0.0, None)
     from gpuwise.cli.flags import fit_counts

@@ -66,8 +66,9 @@ def _run(
     import datetime as dt
 
     from gpuwise.cli.numbers import money_in
+    from gpuwise.cost.plain_context import plain_context
     from gpuwise.prices.index import load_index
-    from gpuwise.prices.offer_query import plain_context, query
+    from gpuwise.prices.offer_query import query
     from gpuwise.render import out
 
     index = load_index()  # plain data: no typed catalog on this path (10,000 offers load fast)

@@ -100,15 +100,7 @@ def build_config(o: dict[str, Any]) -> SuperviseConfig:
     ckpt = _checkpoint_dir(o["checkpoint_dir"])
     _check_url(o["metadata_url"])
     check_pattern(o["pattern"])
-    for name in ("margin_s", "notice_s", "poll_s", "checkpoint_poll_s", "grace_s", "backoff_s"):
-        _check_number(name, o[name], allow_zero=name in ("margin_s", "backoff_s"))
-    if o["max_restarts"] is not None and o["max_restarts"] < 0:
-        raise UserError(
-            "supervise.bad_number",
-            option="--max-restarts",
-            value=o["max_restarts"],
-            expected=t("supervise.expect_count"),
-        )
+    _check_numbers(o)
     facts = CatalogFacts.load(load_catalog())
     cloud, source = _resolve_cloud(cloud_opt, facts)
     s = facts.settings
@@ -142,6 +134,21 @@ def build_config(o: dict[str, Any]) -> SuperviseConfig:
         margin_fraction=s["notice_margin_fraction"],
         stable_polls=max(1, int(s["stable_polls"])),
     )
+
+
+def _check_numbers(o: dict[str, Any]) -> None:
+    """Durations positive (a margin or backoff may be 0), a restart count not negative."""
+    from gpuwise.errors import UserError
+
+    for name in ("margin_s", "notice_s", "poll_s", "checkpoint_poll_s", "grace_s", "backoff_s"):
+        _check_number(name, o[name], allow_zero=name in ("margin_s", "backoff_s"))
+    if o["max_restarts"] is not None and o["max_restarts"] < 0:
+        raise UserError(
+            "supervise.bad_number",
+            option="--max-restarts",
+            value=o["max_restarts"],
+            expected=t("supervise.expect_count"),
+        )
 
 
 def _or(value: float | None, default: float) -> float:

@@ -81,29 +81,11 @@ def _job_options(
         None, "--ubatch", help=t("est.opt_ubatch"), click_type=number("ubatch")
     ),
 ) -> JobOptions:
-    """Every shared option in one place (its signature is grafted onto commands)."""
-    return JobOptions(
-        mode,
-        quant,
-        batch,
-        seq_len,
-        context,
-        prompt_tokens,
-        gen_tokens,
-        kv_dtype,
-        optimizer,
-        precision,
-        grad_checkpointing,
-        optimizer_in_backward,
-        attention,
-        lora_rank,
-        lora_targets,
-        train_modules,
-        gpus,
-        strategy,
-        engine,
-        ubatch,
-    )
+    """Every shared option in one place (its signature is grafted onto commands).
+
+    The parameters are JobOptions' fields by name (a positional list could swap two options
+    of the same type without a word; a name that does not match fails on the first call)."""
+    return JobOptions(**locals())
 
 
 def build_request(model_name: str, o: JobOptions):  # type: ignore[no-untyped-def]

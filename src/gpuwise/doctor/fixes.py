@@ -13,8 +13,8 @@ import shlex
 from typing import Any
 
 from gpuwise.doctor.recommend import Advice
-from gpuwise.doctor.view import Host
 from gpuwise.i18n import t
+from gpuwise.parse.view import Host
 
 GPU_QUERY = "nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv"
 

@@ -9,7 +9,7 @@ every card it lists (catalog.compat.CompatTables.cc_of_name). Pure: it edits the
 from __future__ import annotations
 
 from gpuwise.catalog.compat import CompatTables
-from gpuwise.doctor.view import Facts, any_facts, capabilities, nvidia_gpus
+from gpuwise.parse.view import Facts, any_facts, capabilities, nvidia_gpus
 
 
 def fill_capabilities(facts: Facts, tables: CompatTables) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import Facts, Host, host
+from gpuwise.parse.view import Facts, Host, host
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from gpuwise.doctor.gpu_names import fill_capabilities
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import exit_code
 from gpuwise.doctor.summary import summary
-from gpuwise.doctor.view import Facts
-from gpuwise.probe.result import as_dict
+from gpuwise.parse.result import as_dict
+from gpuwise.parse.view import Facts
 
 
 def make_report(

@@ -19,8 +19,8 @@ from gpuwise.catalog.versions import at_least, parse
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import capabilities, driver_version, nvidia_gpus, torch_info
 from gpuwise.doctor.wheel_advice import advice_for, wheel_params
+from gpuwise.parse.view import capabilities, driver_version, nvidia_gpus, torch_info
 
 ARCH_QUERY = 'python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"'
 

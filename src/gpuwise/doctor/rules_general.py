@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import found, nvidia_present
-from gpuwise.probe.result import Failed, TimedOut
+from gpuwise.parse.result import Failed, TimedOut
+from gpuwise.parse.view import found, nvidia_present
 
 # Probes whose trouble other rules already explain in their own terms.
 _EXPLAINED = {"nvidia_smi", "nvml", "torch", "ollama", "nccl_smoke", "amd", "ascend", "intel"}

@@ -14,8 +14,8 @@ from typing import Any
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import found, nvidia_gpus, torch_info
-from gpuwise.probe.result import Failed, Found, Missing, TimedOut
+from gpuwise.parse.result import Failed, Found, Missing, TimedOut
+from gpuwise.parse.view import found, nvidia_gpus, torch_info
 
 _DEBUG_ONLY = ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE", "NCCL_NET_GDR_LEVEL")
 _CAUSES = (

@@ -16,14 +16,14 @@ from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, Level
 from gpuwise.doctor.policy import GIB, HELD_MEMORY_FRACTION
-from gpuwise.doctor.view import (
+from gpuwise.parse.result import Failed, Found, Missing, TimedOut
+from gpuwise.parse.view import (
     driver_max_cuda,
     driver_version,
     found,
     nvidia_gpus,
     pci_vendor_count,
 )
-from gpuwise.probe.result import Failed, Found, Missing, TimedOut
 
 _PCIE_QUERY = (
     "nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.gen.max,"

@@ -16,7 +16,9 @@ from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, Level
 from gpuwise.doctor.policy import GIB, OLLAMA_CPU_WARN_PERCENT
-from gpuwise.doctor.view import (
+from gpuwise.i18n import t
+from gpuwise.parse.result import Failed, Found, Missing
+from gpuwise.parse.view import (
     any_facts,
     capabilities,
     driver_version,
@@ -24,8 +26,6 @@ from gpuwise.doctor.view import (
     nvidia_gpus,
     nvidia_present,
 )
-from gpuwise.i18n import t
-from gpuwise.probe.result import Failed, Found, Missing
 
 _MYTHS = {"OLLAMA_CUDA": "ollama.myth_ollama_cuda", "OLLAMA_NUM_GPU": "ollama.myth_num_gpu"}
 

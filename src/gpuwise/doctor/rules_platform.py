@@ -14,7 +14,8 @@ from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.policy import GIB, SHM_MIN_BYTES
-from gpuwise.doctor.view import (
+from gpuwise.i18n import t
+from gpuwise.parse.view import (
     any_facts,
     driver_max_cuda,
     found,
@@ -23,7 +24,6 @@ from gpuwise.doctor.view import (
     pci_vendor_count,
     torch_info,
 )
-from gpuwise.i18n import t
 
 
 def wsl(inp: Inputs) -> list[Finding]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import torch_info
+from gpuwise.parse.view import torch_info
 
 HOLDERS_QUERY = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
 ALLOC_CONF = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"

@@ -16,7 +16,10 @@ from gpuwise.catalog.versions import at_least, major_minor, parse
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.view import (
+from gpuwise.doctor.wheel_advice import advice_for, wheel_params
+from gpuwise.i18n import t
+from gpuwise.parse.result import Failed, Missing, TimedOut
+from gpuwise.parse.view import (
     any_facts,
     driver_max_cuda,
     driver_version,
@@ -25,9 +28,6 @@ from gpuwise.doctor.view import (
     pci_vendor_count,
     torch_info,
 )
-from gpuwise.doctor.wheel_advice import advice_for, wheel_params
-from gpuwise.i18n import t
-from gpuwise.probe.result import Failed, Missing, TimedOut
 
 ARCH_QUERY = 'python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"'
 

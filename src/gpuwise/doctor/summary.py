@@ -6,7 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuwise.doctor.verdict import row_verdict
-from gpuwise.doctor.view import (
+from gpuwise.i18n import t
+from gpuwise.parse.result import Found, Missing, ProbeResult
+from gpuwise.parse.view import (
     Facts,
     driver_max_cuda,
     driver_version,
@@ -14,8 +16,6 @@ from gpuwise.doctor.view import (
     nvidia_gpus,
     torch_info,
 )
-from gpuwise.i18n import t
-from gpuwise.probe.result import Found, Missing, ProbeResult
 
 GIB = 1024**3
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.recommend import Advice, advise, last_release_for
-from gpuwise.doctor.view import any_facts, capabilities, driver_version, found
 from gpuwise.i18n import t
+from gpuwise.parse.view import any_facts, capabilities, driver_version, found
 
 
 def advice_for(inp: Inputs) -> Advice:

@@ -89,14 +89,9 @@ def _cache_path(files: list[Any]) -> Path | None:
         except OSError:
             return None  # not plain files (a zip import): read the TOML every time
         h.update(f"{entry.name}|{st.st_size}|{st.st_mtime_ns}".encode())
-    env = os.environ.get("GPUWISE_CACHE_DIR")
-    if env:
-        root = Path(env)
-    else:
-        from platformdirs import user_cache_dir
+    from gpuwise.dirs import cache_dir
 
-        root = Path(user_cache_dir("gpuwise"))
-    return root / f"messages-{h.hexdigest()[:20]}.json"
+    return cache_dir() / f"messages-{h.hexdigest()[:20]}.json"
 
 
 def _write_cache(path: Path, data: dict[str, dict[str, str]]) -> None:

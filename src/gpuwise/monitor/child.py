@@ -86,7 +86,7 @@ class Child:
 
     def group_alive(self) -> bool:
         """Whether a live (non-zombie) process of the command's group is left."""
-        from gpuwise.supervise.child import group_members
+        from gpuwise.monitor.proctree import group_members  # psutil: only when asked
 
         self._proc.poll()
         return bool(group_members(self.pid))

@@ -27,7 +27,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from gpuwise.monitor.model import GpuReading, Sample
 from gpuwise.monitor.sampler import Sampler
-from gpuwise.probe.nvml import THROTTLE_BITS
+from gpuwise.probe.nvml_lib import THROTTLE_BITS
 
 MIB = 1024 * 1024
 GPU_LABELS = ["vendor", "gpu", "name", "uuid"]

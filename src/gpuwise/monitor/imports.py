@@ -27,7 +27,7 @@ from typing import Any
 
 from gpuwise.errors import UserError
 from gpuwise.monitor.model import GpuReading, Sample
-from gpuwise.probe.nvml import throttle_names
+from gpuwise.probe.nvml_lib import throttle_names
 
 MIB = 1024 * 1024
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

@@ -10,6 +10,7 @@ they do not exist here (research notes wave2.md §1): :meth:`ProcessTree.classif
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 import psutil
@@ -83,3 +84,16 @@ class ProcessTree:
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
         return count, (rss if count else None), (cpu if count else None)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Pids of the live (non-zombie) processes in a process group (`record` and `supervise`
+    both ask whether anything of the command they started is left)."""
+    out = []
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                out.append(proc.pid)
+        except (ProcessLookupError, PermissionError, OSError):
+            continue
+    return out

@@ -14,7 +14,6 @@ used-minus-baseline memory per GPU instead.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from gpuwise.monitor.model import Sample
 from gpuwise.monitor.policy import BUCKET_S, COMPACT_EVERY_S, RAW_WINDOW_S, THROTTLE_WARN_REASONS
 from gpuwise.monitor.proctree import ProcessTree
 from gpuwise.monitor.sampler import Sampler
-from gpuwise.monitor.store import ProcRow, RunStore, TreeTotals
+from gpuwise.monitor.store import ProcRow, RunStore, StoreError, TreeTotals
 from gpuwise.monitor.tokens import TokenTotals, advance, failed
 
 Event = tuple[str | None, int | None, str, str]
@@ -274,7 +273,7 @@ class Recorder:
         """A store write that must not stop the user's command (disk full, locked file)."""
         try:
             fn(*args, **kwargs)
-        except sqlite3.Error:
+        except StoreError:
             self.write_errors += 1
 
 

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from gpuwise.monitor.model import GpuProcess, GpuReading
 from gpuwise.monitor.policy import TOOL_TIMEOUT_S
-from gpuwise.probe.amd import rocm_smi_object
+from gpuwise.parse.rocm_smi import rocm_smi_object
 from gpuwise.probe.run import run_cmd, which
 
 T = TypeVar("T")

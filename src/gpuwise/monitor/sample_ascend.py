@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from gpuwise.monitor.model import GpuProcess, GpuReading
 from gpuwise.monitor.policy import TOOL_TIMEOUT_S
-from gpuwise.probe.ascend import parse_npu_smi_info
+from gpuwise.parse.npu_smi import parse_npu_smi_info
 from gpuwise.probe.run import run_cmd, which
 
 MB = 1024 * 1024

@@ -17,29 +17,16 @@ import ctypes
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from gpuwise.monitor.model import GpuProcess, GpuReading
-from gpuwise.probe.nvml import reason_of, throttle_names
+from gpuwise.probe import nvml_lib as lib
 
-T = TypeVar("T")
 MILLI = 1e-3
 KIB = 1024
 XID_EVENT = 0x8  # nvmlEventTypeXidCriticalError
 NVLINK_TX, NVLINK_RX = 138, 139  # NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX / _RX (KiB)
 MAX_XID_PER_SAMPLE = 32
-
-
-def _try(fn: Callable[[], T]) -> T | None:
-    """One NVML call; any NVML error (or a missing function) gives None."""
-    try:
-        return fn()
-    except Exception:
-        return None
-
-
-def _text(value: Any) -> str:
-    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
 def _register(nv: Any, handle: Any, events: Any) -> bool:
@@ -78,26 +65,26 @@ class NvidiaSource:
 
     def open(self) -> str:
         """Initialise NVML and learn the devices: 'ok', or 'missing:…'/'failed:…' with a reason."""
-        if self._nv is None:
-            try:
-                import pynvml
-            except ImportError:
-                return "missing:bindings_missing"
-            self._nv = pynvml
-        nv = self._nv
         try:
-            nv.nvmlInit()
+            nv = self._nv = lib.bindings() if self._nv is None else self._nv
+            lib.init(nv)
             self._initialised = True
-            count = int(nv.nvmlDeviceGetCount())
-            self._handles = [nv.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
-        except Exception as exc:
-            reason = reason_of(exc)
-            return f"missing:{reason}" if reason in ("library_not_found",) else f"failed:{reason}"
+            self._handles = self._devices(nv)
+        except lib.NvmlUnavailable as exc:
+            return f"{'missing' if exc.missing else 'failed'}:{exc.reason}"
         self._static = [self._identity(h) for h in self._handles]
         self._links = [self._active_links(h) for h in self._handles]
         if self._want_xid:
             self._events = self._register_xid()
         return "ok" if self._handles else "missing:no_device"
+
+    @staticmethod
+    def _devices(nv: Any) -> list[Any]:
+        try:
+            count = int(nv.nvmlDeviceGetCount())
+            return [nv.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
+        except Exception as exc:
+            raise lib.NvmlUnavailable(lib.reason_of(exc), str(exc)) from exc
 
     def close(self) -> None:
         """Free the event set and shut NVML down (errors ignored)."""
@@ -105,39 +92,37 @@ class NvidiaSource:
         if nv is None or not self._initialised:
             return
         if self._events is not None:
-            _try(lambda: nv.nvmlEventSetFree(self._events))
+            lib.call(lambda: nv.nvmlEventSetFree(self._events))
             self._events = None
-        _try(nv.nvmlShutdown)
+        lib.call(nv.nvmlShutdown)
         self._initialised = False
         self._handles = []
 
     def _identity(self, h: Any) -> dict[str, Any]:
         nv = self._nv
-        pci = _try(lambda: nv.nvmlDeviceGetPciInfo(h))
-        limit = _try(lambda: nv.nvmlDeviceGetEnforcedPowerLimit(h))
+        pci = lib.call(lambda: nv.nvmlDeviceGetPciInfo(h))
+        limit = lib.call(lambda: nv.nvmlDeviceGetEnforcedPowerLimit(h))
         return {
-            "name": _try(lambda: _text(nv.nvmlDeviceGetName(h))) or "",
-            "uuid": _try(lambda: _text(nv.nvmlDeviceGetUUID(h))) or "",
-            "pci_bus_id": _text(pci.busId) if pci is not None else "",
+            "name": lib.call(lambda: lib.text(nv.nvmlDeviceGetName(h))) or "",
+            "uuid": lib.call(lambda: lib.text(nv.nvmlDeviceGetUUID(h))) or "",
+            "pci_bus_id": lib.text(pci.busId) if pci is not None else "",
             "power_limit_w": limit * MILLI if limit is not None else None,
         }
 
     def _active_links(self, h: Any) -> list[int]:
         """NVLink links that are up (none on PCIe cards: link 0 raises NotSupported)."""
-        nv = self._nv
-        if not _try(lambda: nv.nvmlDeviceGetNvLinkState(h, 0)):
-            return []
-        count = int(getattr(nv, "NVML_NVLINK_MAX_LINKS", 18))
-        return [i for i in range(count) if _try(partial(nv.nvmlDeviceGetNvLinkState, h, i))]
+        return lib.active_nvlinks(self._nv, h) or []
 
     def _register_xid(self) -> Any:
         nv = self._nv
-        events = _try(nv.nvmlEventSetCreate)
+        events = lib.call(nv.nvmlEventSetCreate)
         if events is None:
             return None
-        registered = [_try(partial(_register, nv, h, events)) is not None for h in self._handles]
+        registered = [
+            lib.call(partial(_register, nv, h, events)) is not None for h in self._handles
+        ]
         if not any(registered):
-            _try(lambda: nv.nvmlEventSetFree(events))
+            lib.call(lambda: nv.nvmlEventSetFree(events))
             return None
         return events
 
@@ -151,11 +136,11 @@ class NvidiaSource:
 
     def _reading(self, i: int, h: Any, now: float, xids: tuple[int, ...]) -> GpuReading:
         nv = self._nv
-        mem = _try(lambda: nv.nvmlDeviceGetMemoryInfo(h))
-        util = _try(lambda: nv.nvmlDeviceGetUtilizationRates(h))
-        power = _try(lambda: nv.nvmlDeviceGetPowerUsage(h))
-        energy = _try(lambda: nv.nvmlDeviceGetTotalEnergyConsumption(h))
-        mask = self._throttle_mask(h)
+        mem = lib.call(lambda: nv.nvmlDeviceGetMemoryInfo(h))
+        util = lib.call(lambda: nv.nvmlDeviceGetUtilizationRates(h))
+        power = lib.call(lambda: nv.nvmlDeviceGetPowerUsage(h))
+        energy = lib.call(lambda: nv.nvmlDeviceGetTotalEnergyConsumption(h))
+        mask = lib.throttle_mask(nv, h)
         tx, rx = self._nvlink_rates(i, h, now)
         return GpuReading(
             vendor=self.vendor,
@@ -165,12 +150,12 @@ class NvidiaSource:
             memory_total_bytes=int(mem.total) if mem is not None else None,
             utilization_pct=float(util.gpu) if util is not None else None,
             memory_utilization_pct=float(util.memory) if util is not None else None,
-            temperature_c=_try(lambda: float(nv.nvmlDeviceGetTemperature(h, 0))),
+            temperature_c=lib.call(lambda: float(nv.nvmlDeviceGetTemperature(h, 0))),
             power_w=power * MILLI if power is not None else None,
             energy_j=energy * MILLI if energy is not None else None,
-            sm_clock_mhz=_try(lambda: float(nv.nvmlDeviceGetClockInfo(h, 1))),
-            memory_clock_mhz=_try(lambda: float(nv.nvmlDeviceGetClockInfo(h, 2))),
-            throttle_reasons=tuple(throttle_names(mask)) if mask is not None else None,
+            sm_clock_mhz=lib.call(lambda: float(nv.nvmlDeviceGetClockInfo(h, 1))),
+            memory_clock_mhz=lib.call(lambda: float(nv.nvmlDeviceGetClockInfo(h, 2))),
+            throttle_reasons=tuple(lib.throttle_names(mask)) if mask is not None else None,
             pcie_tx_bytes_per_s=self._pcie(h, 0),
             pcie_rx_bytes_per_s=self._pcie(h, 1),
             nvlink_tx_bytes_per_s=tx,
@@ -180,20 +165,8 @@ class NvidiaSource:
         )
 
     def _pcie(self, h: Any, counter: int) -> float | None:
-        value = _try(lambda: self._nv.nvmlDeviceGetPcieThroughput(h, counter))
+        value = lib.call(lambda: self._nv.nvmlDeviceGetPcieThroughput(h, counter))
         return float(value) * KIB if value is not None else None
-
-    def _throttle_mask(self, h: Any) -> int | None:
-        """Clocks-event reasons; drivers before the rename only have the 'Throttle' name."""
-        for name in (
-            "nvmlDeviceGetCurrentClocksEventReasons",
-            "nvmlDeviceGetCurrentClocksThrottleReasons",
-        ):
-            fn = getattr(self._nv, name, None)
-            mask = _try(partial(fn, h)) if fn is not None else None
-            if mask is not None:
-                return int(mask)
-        return None
 
     def _processes(self, h: Any) -> tuple[GpuProcess, ...] | None:
         """Compute and graphics processes with their memory (None when the driver refuses)."""
@@ -216,15 +189,15 @@ class NvidiaSource:
         if pid not in self._names:
             if len(self._names) > 4096:  # PIDs come and go; keep the cache small
                 self._names.clear()
-            raw = _try(partial(self._nv.nvmlSystemGetProcessName, pid))
-            self._names[pid] = _text(raw)[:200] if raw is not None else ""
+            raw = lib.call(partial(self._nv.nvmlSystemGetProcessName, pid))
+            self._names[pid] = lib.text(raw)[:200] if raw is not None else ""
         return self._names[pid]
 
     def _process_list(self, h: Any, kind: str) -> list[Any] | None:
         base = f"nvmlDeviceGet{kind}RunningProcesses"
         for suffix in ("_v3", "_v2", ""):
             fn = getattr(self._nv, base + suffix, None)
-            found = _try(partial(_listed, fn, h)) if fn is not None else None
+            found = lib.call(partial(_listed, fn, h)) if fn is not None else None
             if found is not None:
                 return found
         return None
@@ -235,7 +208,7 @@ class NvidiaSource:
         if not links:
             return None, None
         ids = [(f, link) for f in (NVLINK_TX, NVLINK_RX) for link in links]
-        values = _try(lambda: self._nv.nvmlDeviceGetFieldValues(h, ids))
+        values = lib.call(lambda: self._nv.nvmlDeviceGetFieldValues(h, ids))
         if values is None:
             return None, None
         ok = [(v.fieldId, int(v.value.ullVal)) for v in values if v.nvmlReturn == 0]
@@ -255,7 +228,7 @@ class NvidiaSource:
             return out
         keys = {_handle_key(h): i for i, h in enumerate(self._handles)}
         for _ in range(MAX_XID_PER_SAMPLE):
-            data = _try(lambda: self._nv.nvmlEventSetWait(self._events, 0))
+            data = lib.call(lambda: self._nv.nvmlEventSetWait(self._events, 0))
             if data is None:  # NVML answers Timeout when no event is waiting
                 break
             index = keys.get(_handle_key(data.device), 0)

@@ -1,4 +1,4 @@
-"""HTTP for the price feeds: urllib with timeouts, conditional GETs, bounded retries.
+"""HTTP for the price feeds (through gpuwise.net): timeouts, conditional GETs, bounded retries.
 
 Every call returns a :class:`Fetched` or raises :class:`FeedError` (a typed failure the caller
 turns into a finding); nothing here prints. Throttling (429/503) and dropped connections are
@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
-import errno
-import http.client
-import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from gpuwise import net
 
 TIMEOUT_S = 30.0
 """Per-connection timeout: a feed that does not answer in this time is a finding."""
@@ -33,9 +30,6 @@ MAX_WAIT_S = 60.0
 """The longest `Retry-After` honoured; a longer one ends the attempt (the feed is busy)."""
 CHUNK = 1 << 16
 USER_AGENT = "gpuwise-prices-refresh (+https://github.com/gpuwise)"
-_NO_NETWORK_ERRNOS = frozenset(
-    {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ECONNREFUSED, errno.EADDRNOTAVAIL}
-)
 
 
 class FeedError(Exception):
@@ -88,10 +82,6 @@ def retry_after_s(value: str | None, now: dt.datetime | None = None) -> float:
     return max(0.0, (when - now).total_seconds())
 
 
-def _request(url: str, headers: dict[str, str]) -> urllib.request.Request:
-    return urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **headers})
-
-
 def _open(
     url: str, headers: dict[str, str], sleep: Sleep, timeout_s: float
 ) -> tuple[Any, dict[str, str]]:
@@ -99,9 +89,9 @@ def _open(
     last = ""
     for attempt in range(RETRIES + 1):
         try:
-            resp = urllib.request.urlopen(_request(url, headers), timeout=timeout_s)
+            resp = net.open_url(url, timeout_s, {"User-Agent": USER_AGENT, **headers})
             return resp, dict(resp.headers.items())
-        except urllib.error.HTTPError as exc:
+        except net.HTTPError as exc:
             hdrs = dict(exc.headers.items()) if exc.headers else {}
             if exc.code == 304:
                 return None, hdrs
@@ -113,25 +103,15 @@ def _open(
                 last = f"HTTP {exc.code}"
                 continue
             raise FeedError("http", url, f"HTTP {exc.code}") from exc
-        except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets
+        except (OSError, net.HTTPException) as exc:  # URLError, timeouts, resets
             last = str(getattr(exc, "reason", exc))
-            if no_network(exc):
+            if net.no_network(exc):
                 raise FeedError("unreachable", url, last) from exc
             if attempt < RETRIES:
                 sleep(min(2.0**attempt, MAX_WAIT_S))
                 continue
             raise FeedError("unreachable", url, last) from exc
     raise FeedError("throttled", url, last)
-
-
-def no_network(exc: BaseException) -> bool:
-    """Whether a failure means the network (or the host) is not there at all: a name that does
-    not resolve, an unreachable host or network, a refused connection, a timeout."""
-    reason = getattr(exc, "reason", None)  # URLError wraps the socket error
-    cause = reason if isinstance(reason, BaseException) else exc
-    if isinstance(cause, (socket.gaierror, TimeoutError)):
-        return True
-    return isinstance(cause, OSError) and cause.errno in _NO_NETWORK_ERRNOS
 
 
 def _conditional(etag: str | None, last_modified: str | None) -> dict[str, str]:
@@ -160,7 +140,7 @@ def get(
     with resp:
         try:
             body = resp.read()
-        except (OSError, http.client.HTTPException) as exc:  # IncompleteRead, reset
+        except (OSError, net.HTTPException) as exc:  # IncompleteRead, reset
             raise FeedError("truncated", url, str(exc)) from exc
     expected = headers.get("Content-Length")
     if expected and expected.isdigit() and len(body) < int(expected):
@@ -197,7 +177,7 @@ def stream_lines(
                     if progress:
                         progress(seen, total)
                     yield raw.decode("utf-8", "replace")
-            except (OSError, http.client.HTTPException) as exc:
+            except (OSError, net.HTTPException) as exc:
                 raise FeedError("truncated", url, str(exc)) from exc
         if total is not None and seen < total:
             raise FeedError("truncated", url, f"{seen} of {total} bytes")
@@ -248,6 +228,6 @@ def _copy(
             done += len(chunk)
             if progress:
                 progress(done, total)
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, net.HTTPException) as exc:
         out.flush()
         raise FeedError("truncated", url, f"{exc} (kept for resume)") from exc

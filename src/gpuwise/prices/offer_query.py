@@ -183,28 +183,3 @@ def query(
             rows.append(row)
     rows.sort(key=lambda r: (r.per_gpu_hour, r.provider, r.instance, r.billing))
     return rows
-
-
-@dataclass(frozen=True)
-class PlainContext:
-    """A cost context built from the index's rates (cost.resolve.Context without the catalog)."""
-
-    currency: str
-    fx: Any
-    today: dt.date
-
-    def money(self, amount: float, currency: str) -> float:
-        """`amount` in `currency` converted to the result currency."""
-        return float(self.fx.convert(amount, currency, self.currency))
-
-
-def plain_context(
-    index: OfferIndex, currency: str, today: dt.date, cny_per_usd: float | None
-) -> PlainContext:
-    """Check the currency and build the exchange table from the index (`--fx` wins)."""
-    from gpuwise.cost.fx import build_fx
-
-    cur = currency.upper()
-    if cur not in ("CNY", "USD", "EUR"):
-        raise UserError("cost.bad_currency", value=currency, choices="CNY, USD, EUR")
-    return PlainContext(cur, build_fx(index.rates, cny_per_usd), today)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.errors import CatalogError, UserError
 from gpuwise.prices.quotes import Quote, offers_of, provider_currency
 from gpuwise.prices.tomlw import document
+from gpuwise.userfiles import read_managed, replace_managed
 
 MANAGED = "gpuwise-managed quotes"
 """First-line marker of a file `offers add` may rewrite."""
@@ -160,15 +161,9 @@ def add_quote(cat: Catalog, quote: Quote, now: dt.datetime) -> tuple[Path, bool]
         offers_of(quotes, sid, provider_currency(cat, pid, quotes)),
     )
     _validate(text, path.name)
-    kept = path.exists()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        if kept:
-            path.with_name(path.name + ".bak").write_bytes(path.read_bytes())
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        kept = replace_managed(path, text)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise UserError(
             "prices.cannot_write", path=str(path), problem=exc.strerror or str(exc)
         ) from exc
@@ -177,12 +172,9 @@ def add_quote(cat: Catalog, quote: Quote, now: dt.datetime) -> tuple[Path, bool]
 
 def _managed_quotes(path: Path) -> list[Quote]:
     """The quotes already in a managed file; a file gpuwise did not write is refused."""
-    if not path.exists():
+    text = read_managed(path, MANAGED, "prices.not_managed")
+    if text is None:
         return []
-    text = path.read_text(encoding="utf-8")
-    first = text.splitlines()[0] if text else ""
-    if MANAGED not in first:
-        raise UserError("prices.not_managed", path=str(path))
     data = tomllib.loads(text)
     provider = data.get("provider", {})
     out = []

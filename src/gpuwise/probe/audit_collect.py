@@ -3,6 +3,8 @@
 Every area ends as a probe result dict (status, reason, detail, facts); a probe that raises or
 misses the deadline becomes a Failed or TimedOut result, never an exception. Nothing here
 changes the machine: sockets are listed, files are stat()ed or read, commands only print.
+Probe gathers, audit judges: what to look at comes in as an :class:`AuditJob` (built by
+gpuwise.audit.ports.probe_job), so this module imports nothing from audit/.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from gpuwise.audit.ports import check_target, identify, scope, sole_listeners
-from gpuwise.audit.tables import AuditTables
+from gpuwise.catalog.schema_audit import AuthProbe, CredentialFile
+from gpuwise.parse.result import Failed, Found, ProbeResult, TimedOut, as_dict
 from gpuwise.probe.audit_docker import probe_docker
 from gpuwise.probe.audit_files import probe_files
 from gpuwise.probe.audit_firewall import probe_firewall
@@ -22,28 +24,38 @@ from gpuwise.probe.audit_sockets import check_auth, probe_listeners, processes_n
 from gpuwise.probe.audit_ssh import probe_ssh
 from gpuwise.probe.audit_versions import probe_versions
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, ProbeResult, TimedOut, as_dict
 
-_MAX_AUTH_CHECKS = 32  # listeners asked at most (a box with hundreds of ports stays fast)
+
+class AuditJob(Protocol):
+    """What the probes are told to look at (gpuwise.audit.ports.ProbeJob provides it)."""
+
+    @property
+    def command_timeout_s(self) -> float: ...
+    @property
+    def http_timeout_s(self) -> float: ...
+    @property
+    def credential_files(self) -> Sequence[CredentialFile]: ...
+    @property
+    def tunnel_prefixes(self) -> Sequence[str]: ...
+
+    def auth_checks(
+        self, listeners: list[dict[str, Any]]
+    ) -> Sequence[tuple[dict[str, Any], AuthProbe, str]]:
+        """(listener, how to ask, loopback address) for each listener worth asking."""
+        ...
 
 
 def collect(
-    ctx: ProbeContext,
-    tables: AuditTables,
-    areas: Sequence[str],
-    as_root: bool,
-    cwd: Path,
-    loopback: frozenset[str] | None = None,
+    ctx: ProbeContext, job: AuditJob, areas: Sequence[str], as_root: bool, cwd: Path
 ) -> dict[str, dict[str, Any]]:
     """area → result dict, in the order of `areas`."""
-    cmd_s = tables.settings["command_timeout_s"]
-    http_s = tables.settings["http_timeout_s"]
+    cmd_s = job.command_timeout_s
     jobs: dict[str, Callable[[], ProbeResult]] = {
-        "ports": lambda: _ports(tables, loopback, http_s),
+        "ports": lambda: _ports(job),
         "ssh": lambda: probe_ssh(ctx, as_root, cmd_s),
         "containers": lambda: probe_docker(ctx, cmd_s),
         "versions": lambda: probe_versions(ctx, cmd_s),
-        "files": lambda: probe_files(tables.files, ctx.home, cwd),
+        "files": lambda: probe_files(job.credential_files, ctx.home, cwd),
         "firewall": lambda: probe_firewall(ctx, as_root, cmd_s),
     }
     chosen = [a for a in areas if a in jobs]
@@ -68,32 +80,18 @@ def _safe(job: Callable[[], ProbeResult]) -> ProbeResult:
         return Failed("probe_error", f"{type(exc).__name__}: {exc}")
 
 
-def _ports(tables: AuditTables, loopback: frozenset[str] | None, http_s: float) -> ProbeResult:
-    """Listeners, then the auth check for each known service listening beyond loopback."""
+def _ports(job: AuditJob) -> ProbeResult:
+    """Listeners, then the auth check for each listener the job says is worth asking."""
     result = probe_listeners()
     if not isinstance(result, Found):
         return result
     listeners: list[dict[str, Any]] = result.facts["listeners"]
-    sole = sole_listeners(listeners)
-    todo: list[tuple[dict[str, Any], Any, str]] = []
-    for item in listeners:
-        if scope(str(item["ip"]), loopback) == "loopback":
-            continue
-        service, _ = identify(item, tables.services, int(item.get("pid") or 0) in sole)
-        if service is None:
-            continue
-        target = check_target(str(item["ip"]))
-        if target is None:
-            item["auth"], item["auth_detail"] = "not_checked", "not on loopback"
-        else:
-            todo.append((item, service, target))
     with ThreadPoolExecutor(max_workers=8) as pool:
         futs = [
-            (item, pool.submit(check_auth, target, int(item["port"]), svc.auth, http_s))
-            for item, svc, target in todo[:_MAX_AUTH_CHECKS]
+            (item, pool.submit(check_auth, target, int(item["port"]), auth, job.http_timeout_s))
+            for item, auth, target in job.auth_checks(listeners)
         ]
         for item, fut in futs:
             item["auth"], item["auth_detail"] = fut.result()
-    prefixes = [p for r in tables.rules.values() for p in r.process_prefixes]
-    result.facts["tunnels"] = processes_named(prefixes)
+    result.facts["tunnels"] = processes_named(list(job.tunnel_prefixes))
     return result

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import run_cmd, which
 
 SOCKET_PATHS = ("/var/run/docker.sock", "/run/docker.sock")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuwise.catalog.schema_audit import CredentialFile
-from gpuwise.probe.result import Found, ProbeResult
+from gpuwise.parse.result import Found, ProbeResult
 
 
 def probe_files(entries: Sequence[CredentialFile], home: Path, cwd: Path) -> ProbeResult:

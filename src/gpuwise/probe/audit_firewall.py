@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuwise.parse.result import Found, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found, ProbeResult
 from gpuwise.probe.run import run_cmd, which
 
 

@@ -8,15 +8,15 @@ to loopback addresses. As a normal user the processes behind other users' socket
 
 from __future__ import annotations
 
-import http.client
 import socket
 from collections.abc import Sequence
 from typing import Any
 
 import psutil
 
+from gpuwise import net
 from gpuwise.catalog.schema_audit import AuthProbe
-from gpuwise.probe.result import Failed, Found, ProbeResult
+from gpuwise.parse.result import Failed, Found, ProbeResult
 
 _BODY_LIMIT = 64 * 1024  # bytes of a reply read to look for `body_contains`
 _CMDLINE_LIMIT = 300  # characters of a command line kept (for identification only, never shown)
@@ -93,16 +93,8 @@ def check_auth(host: str, port: int, auth: AuthProbe, timeout_s: float) -> tuple
 
 def http_get(host: str, port: int, path: str, timeout_s: float) -> tuple[int | None, str, str]:
     """(status, start of the body, error) of a plain GET; never raises."""
-    conn = http.client.HTTPConnection(host, port, timeout=timeout_s)
-    try:
-        conn.request("GET", path, headers={"User-Agent": "gpuwise-audit", "Accept": "*/*"})
-        resp = conn.getresponse()
-        body = resp.read(_BODY_LIMIT).decode("utf-8", errors="replace")
-        return resp.status, body, ""
-    except (OSError, http.client.HTTPException, ValueError) as exc:
-        return None, "", type(exc).__name__
-    finally:
-        conn.close()
+    headers = {"User-Agent": "gpuwise-audit", "Accept": "*/*"}
+    return net.plain_get(host, port, path, timeout_s, headers, _BODY_LIMIT)
 
 
 def _redis(host: str, port: int, timeout_s: float) -> tuple[str, str]:

@@ -17,8 +17,8 @@ import fnmatch
 import os
 from typing import Any
 
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult, TimedOut
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult, TimedOut
 from gpuwise.probe.run import run_cmd, which
 
 MAIN = "/etc/ssh/sshd_config"

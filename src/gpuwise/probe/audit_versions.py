@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuwise.parse.result import Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.kernel import parse_nvidia_proc_version
-from gpuwise.probe.result import Found, Missing, ProbeResult
 from gpuwise.probe.run import run_cmd, which
 
 _VERSION = re.compile(r"version:?\s+v?(\d+\.\d+\.\d+)", re.IGNORECASE)

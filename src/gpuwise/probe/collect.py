@@ -13,8 +13,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
+from gpuwise.parse.result import Failed, ProbeResult, TimedOut
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, ProbeResult, TimedOut
 from gpuwise.probe.run import kill_all, shutdown
 
 Probe = Callable[[ProbeContext], ProbeResult]

@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
+from gpuwise.parse.result import Found, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found, ProbeResult
 from gpuwise.probe.run import run_cmd, which
 
 _CGROUP_HINT = re.compile(r"docker|kubepods|containerd|libpod|lxc", re.IGNORECASE)

@@ -22,16 +22,14 @@ Ollama has no metrics page, so its runs carry no token counts.
 
 from __future__ import annotations
 
-import http.client
 import math
 import re
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from gpuwise.probe.result import Failed, Found, Missing, TimedOut
+from gpuwise import net
+from gpuwise.parse.result import Failed, Found, Missing, TimedOut
 
 MAX_BYTES = 8 * 1024 * 1024
 """A metrics page is a few hundred kB at most; more is not a metrics page."""
@@ -189,21 +187,20 @@ def metrics_url(text: str) -> str:
 def scrape(url: str, timeout_s: float = 2.0) -> Found | Missing | Failed | TimedOut:
     """Read `url` once: Found(facts=counters) or why not. Never raises."""
     try:
-        req = urllib.request.Request(url, headers={"Accept": "text/plain"})
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+        with net.open_url(url, timeout_s, {"Accept": "text/plain"}) as resp:
             body = resp.read(MAX_BYTES + 1)
         if len(body) > MAX_BYTES:
             return Failed("too_large", f"{url} sent more than {MAX_BYTES} bytes")
         counters = parse_metrics(body.decode("utf-8", errors="replace"))
     except TimeoutError:
         return TimedOut(timeout_s)
-    except urllib.error.HTTPError as exc:
+    except net.HTTPError as exc:
         return Failed("http_error", f"HTTP {exc.code} from {url}")
-    except urllib.error.URLError as exc:
+    except net.URLError as exc:
         if isinstance(exc.reason, TimeoutError):
             return TimedOut(timeout_s)
         return Missing("not_running", str(exc.reason)[:200])
-    except (ValueError, UnicodeError, http.client.HTTPException) as exc:
+    except (ValueError, UnicodeError, net.HTTPException) as exc:
         return Failed("bad_reply", str(exc)[:200])
     except OSError as exc:
         return Missing("not_running", str(exc)[:200])

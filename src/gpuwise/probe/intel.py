@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import run_cmd, which
 
 

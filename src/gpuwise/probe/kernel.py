@@ -10,8 +10,8 @@ import os
 import re
 from typing import Any
 
+from gpuwise.parse.result import Found, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found, ProbeResult
 
 # PCI vendor ids (the hex in /sys/bus/pci/devices/*/vendor).
 PCI_VENDORS = {"0x10de": "nvidia", "0x1002": "amd", "0x8086": "intel", "0x19e5": "huawei"}

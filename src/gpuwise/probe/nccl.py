@@ -13,9 +13,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.pytorch import child_failure, child_source, parse_marker
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import run_cmd
 
 _PREFIXES = ("NCCL_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_")

@@ -9,16 +9,14 @@ malformed OLLAMA_HOST (port 99999, spaces, garbage) is reported as a typed failu
 
 from __future__ import annotations
 
-import http.client
-import json
 import re
-import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
+from gpuwise import net
+from gpuwise.parse.ollama import parse_ps, relevant
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import which
 
 DEFAULT_PORT = 11434
@@ -68,36 +66,6 @@ def base_url(explicit: str | None, ollama_host: str | None) -> tuple[str, str]:
         host = "127.0.0.1"
     host = f"[{host}]" if ":" in host else host
     return f"{scheme}://{host}:{port}", "OLLAMA_HOST"
-
-
-def get_json(url: str, timeout_s: float) -> Any:
-    """GET a JSON document; raises OSError/ValueError subclasses on failure."""
-    req = urllib.request.Request(url, headers={"Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-        return json.loads(resp.read(4 * 1024 * 1024).decode("utf-8", errors="replace"))
-
-
-def parse_ps(data: Any) -> list[dict[str, Any]]:
-    """Loaded models with size, size_vram and the share on the CPU (ValueError if malformed)."""
-    if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
-        raise ValueError("unexpected /api/ps reply")
-    out = []
-    for m in data.get("models") or []:
-        if not isinstance(m, dict):
-            raise ValueError("unexpected model entry")
-        size = int(m.get("size") or 0)
-        vram = int(m.get("size_vram") or 0)
-        cpu = None if size <= 0 or vram > size else round(100 * (size - vram) / size)
-        out.append(
-            {
-                "name": str(m.get("name") or m.get("model") or ""),
-                "size_bytes": size,
-                "size_vram_bytes": vram,
-                "cpu_percent": cpu,
-                "context_length": m.get("context_length"),
-            }
-        )
-    return out
 
 
 def unit_environment(ctx: ProbeContext) -> dict[str, str]:
@@ -155,19 +123,6 @@ def server_process(ctx: ProbeContext) -> dict[str, Any]:
     return {}
 
 
-_EXACT = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "GGML_VK_VISIBLE_DEVICES")
-
-
-def relevant(key: str) -> bool:
-    """Variables that configure Ollama: OLLAMA_*, the ROCm/HSA/HIP ones and the device masks.
-
-    Ollama's envconfig reads these (docs/gpu.mdx: CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
-    HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, GGML_VK_VISIBLE_DEVICES, HSA_OVERRIDE_GFX_VERSION);
-    CUDA_HOME, CUDA_PATH and the like are not Ollama configuration.
-    """
-    return key.startswith(("OLLAMA_", "HSA_", "ROCR_", "HIP_")) or key in _EXACT
-
-
 def probe_ollama(ctx: ProbeContext) -> ProbeResult:
     """Server version and loaded models over HTTP, plus every place its settings can come from."""
     facts: dict[str, Any] = {
@@ -188,18 +143,18 @@ def probe_ollama(ctx: ProbeContext) -> ProbeResult:
     facts.update(url=url, url_source=origin)
     timeout = ctx.left(2.5)
     try:
-        version = get_json(f"{url}/api/version", timeout)
+        version = net.get_json(f"{url}/api/version", timeout)
         facts["version"] = str(version.get("version", "")) if isinstance(version, dict) else ""
-        facts["models"] = parse_ps(get_json(f"{url}/api/ps", timeout))
+        facts["models"] = parse_ps(net.get_json(f"{url}/api/ps", timeout))
     except TimeoutError:
         return Failed("timeout", f"{url} did not answer", facts)
-    except urllib.error.HTTPError as exc:
+    except net.HTTPError as exc:
         return Failed("http_error", f"HTTP {exc.code} from {url}", facts)
-    except urllib.error.URLError as exc:
+    except net.URLError as exc:
         if isinstance(exc.reason, TimeoutError):
             return Failed("timeout", f"{url} did not answer", facts)
         return Missing("not_running", str(exc.reason)[:200], facts)
-    except (ValueError, UnicodeError, http.client.HTTPException) as exc:
+    except (ValueError, UnicodeError, net.HTTPException) as exc:
         return Failed("bad_reply", str(exc)[:200], facts)
     except OSError as exc:
         return Missing("not_running", str(exc)[:200], facts)

@@ -12,8 +12,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from gpuwise.parse.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Failed, Found, Missing, ProbeResult
 from gpuwise.probe.run import CmdResult, run_cmd
 
 MARKER = "GPUWISE_JSON:"

@@ -10,17 +10,10 @@ import os
 import re
 from typing import Any
 
+from gpuwise.parse.nvcc import parse_nvcc_version
+from gpuwise.parse.result import Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found, Missing, ProbeResult
 from gpuwise.probe.run import run_cmd, search_path
-
-_RELEASE = re.compile(r"release (\d+\.\d+)(?:, V(\d+\.\d+\.\d+))?")
-
-
-def parse_nvcc_version(text: str) -> str:
-    """The "release X.Y" of `nvcc --version` ("" when not found)."""
-    m = _RELEASE.search(text)
-    return m.group(1) if m else ""
 
 
 def nvcc_on_path(env: dict[str, str]) -> list[str]:

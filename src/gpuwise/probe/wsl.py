@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuwise.parse.result import Found, Missing, ProbeResult
 from gpuwise.probe.context import ProbeContext
-from gpuwise.probe.result import Found, Missing, ProbeResult
 
 # Debian packages that carry a Linux NVIDIA driver or its user-space libraries.
 _DRIVER_PKG = re.compile(

@@ -83,34 +83,16 @@ def _draw(report: dict[str, Any], path: str, label_lang: Lang) -> None:
     months = chart["months"]
     fig = Figure(figsize=(9, 5.5), dpi=110)
     ax = fig.subplots()
-    own_label = chart["own"]
     colors: dict[str, Any] = {}
     for o in report["options"]:
         (line,) = ax.plot(
             months, chart["series"][o["label"]], label=option_name(o, label_lang), lw=2
         )
         colors[o["label"]] = line.get_color()
-    last = months[-1]
-    if own_label:
-        own_series = chart["series"][own_label]
-        marks = sorted(chart["break_even_months"].items(), key=lambda kv: kv[1])
-        for i, (label, month) in enumerate(marks):
-            y = own_series[month - 1]
-            color = colors.get(label, "grey")
-            ax.axvline(month, ls="--", lw=1, color=color, alpha=0.6)
-            ax.plot([month], [y], "o", color=color, ms=7, markeredgecolor="black")
-            right = month > 0.75 * last
-            ax.annotate(
-                t("chart.break_even", lang=label_lang, month=month),
-                (month, y),
-                textcoords="offset points",
-                xytext=(-8 if right else 8, 10 + 14 * (i % 3)),
-                ha="right" if right else "left",
-                fontsize=9,
-                color=color,
-            )
+    if chart["own"]:
+        _mark_break_even(ax, chart, colors, label_lang)
     horizon = report["inputs"]["months"]
-    if horizon < last:
+    if horizon < months[-1]:
         ax.axvline(horizon, ls=":", lw=1, color="black")
         ax.annotate(
             t("chart.horizon", lang=label_lang),
@@ -120,18 +102,12 @@ def _draw(report: dict[str, Any], path: str, label_lang: Lang) -> None:
             xytext=(3, 4),
             fontsize=8,
         )
-    ax.set_title(
-        t(
-            "chart.title",
-            lang=label_lang,
-            hours=report["inputs"]["hours_per_day"],
-            months=horizon,
-        )
-    )
+    hours = report["inputs"]["hours_per_day"]
+    ax.set_title(t("chart.title", lang=label_lang, hours=hours, months=horizon))
     ax.set_xlabel(t("chart.xlabel", lang=label_lang))
     ax.set_ylabel(t("chart.ylabel", lang=label_lang, currency=report["currency"]))
     ax.grid(True, alpha=0.3)
-    ax.set_xlim(0, last + 1)
+    ax.set_xlim(0, months[-1] + 1)
     ax.set_ylim(bottom=0)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
     ax.legend(fontsize=8, loc="upper left")
@@ -140,3 +116,28 @@ def _draw(report: dict[str, Any], path: str, label_lang: Lang) -> None:
         fig.savefig(Path(path), format="png")
     except OSError as exc:
         raise UserError("cost.plot_failed", path=path, problem=str(exc)) from exc
+
+
+def _mark_break_even(
+    ax: Any, chart: dict[str, Any], colors: dict[str, Any], label_lang: Lang
+) -> None:
+    """A dashed line and a labelled dot where owning catches up with each rental; labels
+    near the right edge point left, and stack so that close months stay readable."""
+    own_series = chart["series"][chart["own"]]
+    last = chart["months"][-1]
+    marks = sorted(chart["break_even_months"].items(), key=lambda kv: kv[1])
+    for i, (label, month) in enumerate(marks):
+        y = own_series[month - 1]
+        color = colors.get(label, "grey")
+        ax.axvline(month, ls="--", lw=1, color=color, alpha=0.6)
+        ax.plot([month], [y], "o", color=color, ms=7, markeredgecolor="black")
+        right = month > 0.75 * last
+        ax.annotate(
+            t("chart.break_even", lang=label_lang, month=month),
+            (month, y),
+            textcoords="offset points",
+            xytext=(-8 if right else 8, 10 + 14 * (i % 3)),
+            ha="right" if right else "left",
+            fontsize=9,
+            color=color,
+        )

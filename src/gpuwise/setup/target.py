@@ -107,18 +107,12 @@ def from_flags(flags: TargetFlags, cat: Any, default_python: str) -> Target:
             raise _conflict("--ascend", "--gpu")
         flags = TargetFlags(**{**flags.__dict__, "gpu": "ascend-" + flags.ascend.strip().lower()})
     if flags.cpu:
-        for name, value in (
-            ("--gpu", flags.gpu),
-            ("--vendor", flags.vendor),
-            ("--gfx", gfx),
-            ("--cc", cc),
-            ("--driver", driver),
-            ("--rocm", rocm),
-        ):
+        given = {"--gpu": flags.gpu, "--vendor": flags.vendor, "--gfx": gfx, "--cc": cc}
+        for name, value in {**given, "--driver": driver, "--rocm": rocm}.items():
             if value:
                 raise _conflict("--cpu", name)
         return Target(vendor="cpu", python=python, os=os_name, place=place)
-    vendor, gpu_id, name = "", "", ""
+    gpu_id, name, vendor = "", "", ""
     if flags.gpu:
         gpu = cat.gpu(flags.gpu)  # unknown names: a UserError with suggestions
         vendor = _GPU_VENDORS.get(gpu.vendor, "")
@@ -127,29 +121,9 @@ def from_flags(flags: TargetFlags, cat: Any, default_python: str) -> Target:
         gpu_id, name = gpu.id, gpu.name
         cc = cc or (gpu.stack.cuda_cc or "")
         gfx = gfx or (gpu.stack.rocm_gfx or "")
-    if flags.vendor:
-        asked = flags.vendor.strip().lower()
-        if asked not in _GPU_VENDORS:
-            raise UserError("setup.bad_vendor", value=flags.vendor)
-        if vendor and asked != vendor:
-            raise _conflict(f"--gpu {flags.gpu}", f"--vendor {flags.vendor}")
-        vendor = asked
-    if not vendor:
-        vendor = "amd" if gfx or rocm else "nvidia" if cc or driver else ""
-        vendor = vendor or ("ascend" if cann else "")
-    if not vendor:
-        raise UserError("setup.no_target")
-    if vendor != "amd" and (gfx or rocm):
-        raise _conflict(f"--vendor {vendor}", "--gfx/--rocm")
-    if vendor != "nvidia" and (cc or driver):
-        raise _conflict(f"--vendor {vendor}", "--cc/--driver")
-    if vendor != "ascend" and cann:
-        raise _conflict(f"--vendor {vendor}", "--cann")
-    if vendor == "apple" and not os_name:
-        os_name = "macos"
-    typed: Vendor = vendor  # type: ignore[assignment]
+    vendor = _vendor(flags, vendor, {"cc": cc, "driver": driver, "gfx": gfx, "rocm": rocm}, cann)
     return Target(
-        vendor=typed,
+        vendor=vendor,
         python=python,
         gpu=gpu_id,
         gpu_name=name,
@@ -158,15 +132,40 @@ def from_flags(flags: TargetFlags, cat: Any, default_python: str) -> Target:
         driver=driver,
         rocm=rocm,
         cann=cann,
-        os=os_name,
+        os=os_name or ("macos" if vendor == "apple" else ""),
         place=place,
         origin="flags",
     )
 
 
+def _vendor(flags: TargetFlags, from_gpu: str, given: dict[str, str], cann: str) -> Vendor:
+    """The vendor: the card's, `--vendor`, or what the other flags imply; flags that belong to
+    another vendor (`--gfx` on NVIDIA, `--cc` on AMD, `--cann` off Ascend) are refused."""
+    vendor = from_gpu
+    if flags.vendor:
+        asked = flags.vendor.strip().lower()
+        if asked not in _GPU_VENDORS:
+            raise UserError("setup.bad_vendor", value=flags.vendor)
+        if vendor and asked != vendor:
+            raise _conflict(f"--gpu {flags.gpu}", f"--vendor {flags.vendor}")
+        vendor = asked
+    amd, nvidia = given["gfx"] or given["rocm"], given["cc"] or given["driver"]
+    if not vendor:
+        vendor = "amd" if amd else "nvidia" if nvidia else "ascend" if cann else ""
+    if not vendor:
+        raise UserError("setup.no_target")
+    if vendor != "amd" and amd:
+        raise _conflict(f"--vendor {vendor}", "--gfx/--rocm")
+    if vendor != "nvidia" and nvidia:
+        raise _conflict(f"--vendor {vendor}", "--cc/--driver")
+    if vendor != "ascend" and cann:
+        raise _conflict(f"--vendor {vendor}", "--cann")
+    return vendor  # type: ignore[return-value]
+
+
 def from_facts(facts: dict[str, Any], python: str | None = None) -> Target:
-    """This machine, from the doctor's probe results (see gpuwise.doctor.view)."""
-    from gpuwise.doctor import view
+    """This machine, from the doctor's probe results (see gpuwise.parse.view)."""
+    from gpuwise.parse import view
 
     system = view.found(facts, "system")
     host = view.host(facts)

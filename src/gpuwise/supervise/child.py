@@ -60,6 +60,8 @@ class Child:
             return False
         except PermissionError:
             return True
+        from gpuwise.monitor.proctree import group_members  # psutil: only when asked
+
         return bool(group_members(self.pid))
 
     def stop(self, term_sig: int, grace_s: float) -> int:
@@ -89,20 +91,6 @@ class Child:
                 return code
             time.sleep(_TICK_S)
         return self.poll()
-
-
-def group_members(pgid: int) -> list[int]:
-    """Pids of the live (non-zombie) processes in a process group."""
-    import psutil
-
-    out = []
-    for proc in psutil.process_iter(["status"]):
-        try:
-            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
-                out.append(proc.pid)
-        except (ProcessLookupError, PermissionError, OSError):
-            continue
-    return out
 
 
 def exit_status(returncode: int) -> int:

@@ -11,15 +11,13 @@ the supervisor then warns and supervises without notices.
 from __future__ import annotations
 
 import datetime as dt
-import http.client
 import json
 import queue
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
+from gpuwise import net
 from gpuwise.catalog.schema_supervise import PreemptionEndpoint
 from gpuwise.preempt.notice import Notice, parse_reply
 
@@ -58,20 +56,18 @@ def request(
     body: bytes | None = None,
 ) -> Reply | Unreachable:
     """One HTTP request with a timeout, never through a proxy; never raises."""
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    req = urllib.request.Request(url, data=body, headers=headers or {}, method=method)
     try:
-        with opener.open(req, timeout=timeout_s) as resp:
+        with net.open_url(url, timeout_s, headers, method, body, proxies=False) as resp:
             return Reply(int(resp.status), _text(resp.read(_BODY_LIMIT)))
-    except urllib.error.HTTPError as exc:
+    except net.HTTPError as exc:
         try:
             text = _text(exc.read(_BODY_LIMIT))
         except OSError:
             text = ""
         return Reply(int(exc.code), text)
-    except urllib.error.URLError as exc:
+    except net.URLError as exc:
         return Unreachable(url, str(exc.reason))
-    except (OSError, http.client.HTTPException, ValueError) as exc:
+    except (OSError, net.HTTPException, ValueError) as exc:
         return Unreachable(url, f"{type(exc).__name__}: {exc}")
 
 

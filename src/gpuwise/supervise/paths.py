@@ -1,23 +1,17 @@
-"""Where supervise keeps its state: the journal and the notice file.
-
-`GPUWISE_STATE_DIR` wins (tests isolate it; a shared mount can be named here too), else the
-platform's user data directory (platformdirs), e.g. ~/.local/share/gpuwise on Linux.
+"""Where supervise keeps its state: the journal and the notice file, under gpuwise's state
+folder (gpuwise.dirs: `GPUWISE_STATE_DIR` wins, else the platform's user data folder).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from gpuwise.dirs import state_dir
 
-def state_dir() -> Path:
-    """gpuwise's own data directory (not created here)."""
-    env = os.environ.get("GPUWISE_STATE_DIR")
-    if env:
-        return Path(env)
-    from platformdirs import user_data_dir
 
-    return Path(user_data_dir("gpuwise"))
+def notice_file(pid: int) -> Path:
+    """The file a supervisor (process `pid`) writes the current notice to."""
+    return state_dir() / "supervise" / f"notice-{pid}.json"
 
 
 def default_journal() -> Path:

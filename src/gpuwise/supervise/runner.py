@@ -23,35 +23,27 @@ import os
 import queue
 import signal
 import socket
-import threading
 import time
-from collections import deque
-from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from gpuwise.catalog.schema_supervise import PreemptionEndpoint
 from gpuwise.errors import UserError
-from gpuwise.preempt.cadence import check_cadence, intervals
-from gpuwise.preempt.checkpoints import CheckpointTracker, Completed
+from gpuwise.preempt.checkpoints import Completed
 from gpuwise.preempt.notice import Notice
 from gpuwise.preempt.plan import WaitPlan, plan_wait, resolve_deadline
 from gpuwise.preempt.restart import backoff_s, substitute
 from gpuwise.supervise.child import Child, run_hook, spawn
 from gpuwise.supervise.config import SuperviseConfig
+from gpuwise.supervise.inbox import SignalInbox
 from gpuwise.supervise.journal import Journal
 from gpuwise.supervise.metadata import MetadataPoller, Polled, Unreachable, acknowledge
 from gpuwise.supervise.outcome import Attempt as _Attempt
 from gpuwise.supervise.outcome import Outcome, say
-from gpuwise.supervise.paths import state_dir
-from gpuwise.supervise.scan import scan_dir
+from gpuwise.supervise.paths import notice_file
+from gpuwise.supervise.watch import CheckpointWatch
 
 EX_TEMPFAIL = 75  # sysexits.h: a temporary failure, the caller may retry (here: resume)
 _TICK_S = 0.05  # main-loop pace; real work (HTTP, directory scans) runs at its own intervals
-_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
-MTIME_SLACK_NS = 20_000_000
-"""File times come from the kernel's coarse clock, up to one tick (10 ms at HZ=100) behind
-`time.time_ns()`: a file written just after the notice may carry a time a few ms before it."""
 
 
 class Supervisor:
@@ -60,26 +52,20 @@ class Supervisor:
     def __init__(self, cfg: SuperviseConfig) -> None:
         self.cfg = cfg
         self.journal = Journal(cfg.journal)
-        self.tracker = CheckpointTracker(cfg.marker is not None, cfg.stable_polls)
         self.queue: queue.Queue[Polled] = queue.Queue()
         self.poller: MetadataPoller | None = None
-        self.pending: deque[int] = deque()
+        self.inbox = SignalInbox()
         self.run_id = 0
         self.interrupted = False
-        self.next_scan = 0.0
-        self.saves: list[float] = []
-        self.periodic: list[float] = []
-        self.slow_warned = False
-        self.notice_ns: int | None = None  # wall clock when the notice was passed on
-        self.notice_file = state_dir() / "supervise" / f"notice-{os.getpid()}.json"
+        self.notice_file = notice_file(os.getpid())
         self.outcome = Outcome(0, "completed", 0, 0, cfg.job, str(cfg.journal))
-        self._old_handlers: dict[int, Any] = {}
+        self.watch = CheckpointWatch(cfg, self._log, self.outcome)
 
     # ------------------------------------------------------------------ top level
 
     def run(self) -> Outcome:
         """Supervise until the command finishes, fails for good, or the machine is going away."""
-        self._install_signals()
+        self.inbox.install()
         try:
             self._open()
             resume = self._initial_resume()
@@ -107,7 +93,7 @@ class Supervisor:
         finally:
             if self.poller is not None:
                 self.poller.stop()
-            self._restore_signals()
+            self.inbox.restore()
             with contextlib.suppress(OSError):
                 self.notice_file.unlink()
 
@@ -131,9 +117,7 @@ class Supervisor:
             notice_s=cfg.notice_length_s(),
             pid=os.getpid(),
         )
-        if cfg.checkpoint_dir is not None:
-            scans = scan_dir(cfg.checkpoint_dir, cfg.pattern, cfg.marker)
-            self.tracker.prime(scans, now)
+        self.watch.prime(now)
 
     def _may_restart(self, attempt: int) -> bool:
         return self.cfg.restart and attempt <= self.cfg.max_restarts
@@ -143,13 +127,9 @@ class Supervisor:
         self.outcome.code = code
         self.outcome.outcome = result.ended_by
         self.outcome.last_checkpoint = self._newest_checkpoint()
-        if self.saves or self.periodic:
-            self.outcome.cadence = check_cadence(
-                self.saves,
-                intervals(self.periodic),
-                self.cfg.notice_length_s(),
-                self.cfg.notice_length_s() - self.cfg.usable_notice_s(),
-            )
+        cadence = self.watch.cadence()
+        if cadence is not None:
+            self.outcome.cadence = cadence
         self._log(
             "run_end",
             code=code,
@@ -287,7 +267,7 @@ class Supervisor:
         confirmed after the notice holds older work and does not end the wait."""
 
         def fresh(done: list[Completed]) -> Completed | None:
-            return next((c for c in reversed(done) if self._after_notice(c)), None)
+            return next((c for c in reversed(done) if self.watch.after_notice(c)), None)
 
         exited_scans = 0
         while time.monotonic() < wait_until:
@@ -301,7 +281,7 @@ class Supervisor:
                 if found:
                     return found
                 exited_scans += 1
-                if exited_scans > self.cfg.stable_polls and not self.tracker.in_progress():
+                if exited_scans > self.cfg.stable_polls and not self.watch.tracker.in_progress():
                     return None
             if any(s == signal.SIGINT for s in self._drain_signals()):
                 self.interrupted = True
@@ -322,83 +302,6 @@ class Supervisor:
             tmp = self.notice_file.with_suffix(".tmp")
             tmp.write_text(json.dumps(data), encoding="utf-8")
             tmp.replace(self.notice_file)
-
-    # ------------------------------------------------------------------ checkpoints
-
-    def _maybe_scan(self, on_notice: bool, force: bool = False) -> list[Completed]:
-        cfg = self.cfg
-        if cfg.checkpoint_dir is None:
-            return []
-        now = time.monotonic()
-        if not force and now < self.next_scan:
-            return []
-        self.next_scan = now + cfg.checkpoint_poll_s
-        done = self.tracker.feed(scan_dir(cfg.checkpoint_dir, cfg.pattern, cfg.marker), time.time())
-        for c in done:
-            path = str(cfg.checkpoint_dir / c.name)
-            saved_on_notice = on_notice and self._after_notice(c)
-            self._log(
-                "checkpoint",
-                name=c.name,
-                path=path,
-                rel=c.name,
-                save_s=c.save_s,
-                on_notice=saved_on_notice,
-                preexisting=False,
-                mtime_ns=c.newest_mtime_ns,
-            )
-            say("supervise.checkpoint", path=path, save=f"{c.save_s or 0:.1f}")
-            if c.save_s is not None:
-                self.saves.append(c.save_s)
-            if not saved_on_notice:
-                self.periodic.append(c.completed_t)
-            self._check_slow(c)
-        return done
-
-    def _after_notice(self, c: Completed) -> bool:
-        """Whether a checkpoint's content was written after the notice was passed on: only such
-        a one was "saved on the notice" (a scan may confirm an older one after the notice)."""
-        return self.notice_ns is not None and c.newest_mtime_ns >= self.notice_ns - MTIME_SLACK_NS
-
-    def _check_slow(self, c: Completed) -> None:
-        usable = self.cfg.usable_notice_s()
-        if c.save_s is None or c.save_s <= usable or self.slow_warned:
-            return
-        self.slow_warned = True
-        self._log("warning", key="slow_checkpoint", save_s=c.save_s, usable_s=usable)
-        self.outcome.warnings.append("slow_checkpoint")
-        say(
-            "supervise.slow_checkpoint",
-            save=f"{c.save_s:.1f}",
-            usable=f"{usable:.1f}",
-            notice=f"{self.cfg.notice_length_s():g}",
-        )
-
-    def _newest_checkpoint(self) -> str | None:
-        c = self.tracker.newest()
-        return (
-            None
-            if c is None or self.cfg.checkpoint_dir is None
-            else str(self.cfg.checkpoint_dir / c.name)
-        )
-
-    def _initial_resume(self) -> str | None:
-        """The newest of: the journal's last checkpoint (a shared journal: another machine's) and
-        the newest complete checkpoint already in the directory."""
-        cands: list[str] = []
-        data = self.journal.last_checkpoint(self.cfg.job) or {}
-        recorded = [str(data.get("path") or "")]
-        if self.cfg.checkpoint_dir is not None and data.get("rel"):
-            # the shared disk may be mounted elsewhere on this machine
-            recorded.append(str(self.cfg.checkpoint_dir / str(data["rel"])))
-        cands.extend(p for p in recorded[:2] if p and Path(p).exists())
-        local = self._newest_checkpoint()
-        if local:
-            cands.append(local)
-        best = max(cands, key=_mtime, default=None)
-        if best:
-            self._log("resume", path=best)
-        return best
 
     # ------------------------------------------------------------------ plumbing
 
@@ -448,36 +351,33 @@ class Supervisor:
     def _log(self, kind: str, **data: Any) -> None:
         self.journal.add(self.run_id, self.cfg.job, time.time(), kind, **data)
 
-    def _install_signals(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in _FORWARDED:
-            self._old_handlers[sig] = signal.signal(sig, self._on_signal)
-
-    def _restore_signals(self) -> None:
-        for sig, old in self._old_handlers.items():
-            signal.signal(sig, old)
-        self._old_handlers.clear()
-
-    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
-        self.pending.append(signum)
-
     def _drain_signals(self) -> list[int]:
-        out = []
-        while self.pending:
-            out.append(self.pending.popleft())
-        return out
+        return self.inbox.drain()
+
+    def _maybe_scan(self, on_notice: bool, force: bool = False) -> list[Completed]:
+        return self.watch.scan(on_notice, force)
+
+    def _newest_checkpoint(self) -> str | None:
+        return self.watch.newest()
+
+    def _initial_resume(self) -> str | None:
+        best = self.watch.initial_resume(self.journal.last_checkpoint(self.cfg.job) or {})
+        if best:
+            self._log("resume", path=best)
+        return best
+
+    @property
+    def notice_ns(self) -> int | None:
+        """Wall clock when the notice was passed on (None before a notice)."""
+        return self.watch.notice_ns
+
+    @notice_ns.setter
+    def notice_ns(self, value: int | None) -> None:
+        self.watch.notice_ns = value
 
 
 def _platform_notice() -> Notice:
     return Notice("platform", "sigterm", "terminate", "SIGTERM")
-
-
-def _mtime(path: str) -> float:
-    try:
-        return Path(path).stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def supervise(cfg: SuperviseConfig) -> Outcome:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from gpuwise.doctor.paste.model import Block, line_span
-from gpuwise.probe.kmsg import parse_kmsg
-from gpuwise.probe.system import package_manager, parse_os_release
+from gpuwise.parse.kmsg import parse_kmsg
+from gpuwise.parse.os_release import package_manager, parse_os_release
 
 _NVRM = re.compile(r"NVRM:|Key was rejected by service")
 _UNAME = re.compile(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gpuwise.doctor.paste.model import Block, fresh_hits, hits, line_span
-from gpuwise.probe.ascend import parse_dcmi_error, parse_npu_smi_info
+from gpuwise.parse.npu_smi import parse_dcmi_error, parse_npu_smi_info
 
 _TABLE = re.compile(r"\|\s*npu-smi\s+\S+\s+Version:\s*\S+")
 _DCMI = re.compile(r"dcmi[^\n]{0,80}?ret is -\d+")

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from gpuwise.doctor.paste.model import Block, line_span
-from gpuwise.probe.ollama import relevant
+from gpuwise.parse.ollama import relevant
 
 _ANCHORS = re.compile(
     r'msg="server config"|server config env=|Listening on \S+ \(version|msg="inference compute"'

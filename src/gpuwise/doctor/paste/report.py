@@ -14,9 +14,9 @@ from gpuwise.doctor.model import Finding, exit_code
 from gpuwise.doctor.paste.assemble import Pasted, assemble, find_blocks
 from gpuwise.doctor.paste.model import Text
 from gpuwise.doctor.summary import summary
-from gpuwise.doctor.view import Facts, any_facts, driver_version, torch_info
 from gpuwise.i18n import t
-from gpuwise.probe.result import as_dict
+from gpuwise.parse.result import as_dict
+from gpuwise.parse.view import Facts, any_facts, driver_version, torch_info
 
 ARCH_CMD = (
     'python -c "import torch; print(torch.__version__, torch.version.cuda, '

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from gpuwise.doctor.paste.model import Block, fresh_hits, hits, line_span
-from gpuwise.probe.amd import parse_rocm_smi_json
+from gpuwise.parse.rocm_smi import parse_rocm_smi_json
 
 _JSON = re.compile(r'\{\s*"card\d+"\s*:')
 _SMI_TEXT = re.compile(r"=+ ?ROCm System Management Interface ?=+")

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from gpuwise.doctor.paste.model import Block, fresh_hits, hits, line_span
-from gpuwise.probe.smi import classify_error, parse_nvidia_smi_xml
+from gpuwise.parse.nvidia_smi import classify_error, parse_nvidia_smi_xml
 
 MIB = 1024 * 1024
 _HEADER = re.compile(

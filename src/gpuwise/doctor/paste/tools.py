@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gpuwise.doctor.paste.model import Block, fresh_hits, line_span
-from gpuwise.probe.toolkit import parse_nvcc_version
+from gpuwise.parse.nvcc import parse_nvcc_version
 
 _NVCC = re.compile(r"nvcc: NVIDIA \(R\) Cuda compiler driver")
 _NCCL_LINE = re.compile(r"^.*\bNCCL (?:INFO|WARN|version)\b.*$", re.M)

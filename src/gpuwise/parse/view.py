@@ -1,4 +1,5 @@
-"""Read-only views over the probe results that many rules share.
+"""Read-only views over probe results (live from probe/, or pasted into `doctor --from`) that
+the doctor's rules and `setup` share.
 
 `Facts` maps probe name → result. These helpers answer the common questions ("which NVIDIA
 GPUs?", "which driver?", "is this WSL?") once, preferring NVML over nvidia-smi where both
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpuwise.probe.result import Found, ProbeResult, facts_of
+from gpuwise.parse.result import Found, ProbeResult, facts_of
 
 Facts = dict[str, ProbeResult]
 

@@ -1,0 +1,205 @@
+"""docs/architecture.md stays true: its table of packages is checked against the import graph.
+
+The table (between the `imports:begin` and `imports:end` markers) gives each package or
+top-level module of src/gpuwise its layer, the packages it may import and the I/O libraries it
+may import. Imports are read with `ast` from every module, at module level and inside
+functions alike (a lazy import is still a dependency); imports under `if TYPE_CHECKING:` are
+types only and do not count. A new package needs a row; a new arrow needs a cell.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+SRC = ROOT / "src" / "gpuwise"
+DOC = ROOT / "docs" / "architecture.md"
+LAYERS = ("base", "data", "core", "edge", "output", "shell")
+"""Lowest first: a package may import its own layer and the layers below it, and a higher
+layer only through a module named in its cell (`prices.index`), which must do no I/O."""
+IO_LIBS = (
+    "subprocess",
+    "socket",
+    "signal",
+    "threading",
+    "concurrent.futures",
+    "ctypes",
+    "psutil",
+    "pynvml",
+    "torch",
+    "sqlite3",
+    "urllib.request",
+    "urllib.error",
+    "http.client",
+    "http.server",
+    "socketserver",
+    "prometheus_client",
+    "matplotlib",
+    "platformdirs",
+)
+"""Libraries that reach the machine, the network or a process (file reads are not counted:
+docs/architecture.md says where those live)."""
+_NONE = ("", "—", "-")
+
+
+def _unit(path: Path) -> str:
+    """The table row a module belongs to: its package, or the top-level module's name."""
+    rel = path.relative_to(SRC).with_suffix("").parts
+    if len(rel) > 1:
+        return rel[0]
+    return "gpuwise" if rel[0] == "__init__" else rel[0]
+
+
+def _type_only(tree: ast.AST) -> set[int]:
+    ids: set[int] = set()
+    for node in ast.walk(tree):
+        test = getattr(node, "test", None)
+        if isinstance(node, ast.If) and (
+            (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        ):
+            ids.update(id(inner) for inner in ast.walk(node))
+    return ids
+
+
+def _imported(path: Path) -> list[str]:
+    """Dotted names a module imports ("gpuwise.prices.index.build_index", "subprocess")."""
+    package = ".".join(("gpuwise", *path.relative_to(SRC).with_suffix("").parts[:-1]))
+    return _imported_text(path.read_text(encoding="utf-8"), package)
+
+
+def _imported_text(text: str, package: str) -> list[str]:
+    """Dotted names imported by `text` (a module of `package`), types-only imports excepted."""
+    tree = ast.parse(text)
+    skip = _type_only(tree)
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            if base == "gpuwise" and all(a.name == "__version__" for a in node.names):
+                continue  # the version string: gpuwise/__init__.py imports nothing eagerly
+            gpuwise = base == "gpuwise" or base.startswith("gpuwise.")
+            out += [f"{base}.{a.name}" for a in node.names] if gpuwise else [base]
+    return out
+
+
+def _graph() -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, set[str]]]:
+    """(unit → units it imports, unit → modules of other units it imports, unit → I/O libs)."""
+    units: dict[str, set[str]] = defaultdict(set)
+    modules: dict[str, set[str]] = defaultdict(set)
+    io: dict[str, set[str]] = defaultdict(set)
+    for path in SRC.rglob("*.py"):
+        me = _unit(path)
+        units.setdefault(me, set())
+        for name in _imported(path):
+            if name.startswith("gpuwise."):
+                target = name.split(".")[1]
+                if target != me:
+                    units[me].add(target)
+                    modules[me].add(".".join(name.split(".")[1:3]))
+            else:
+                io[me] |= {lib for lib in IO_LIBS if name == lib or name.startswith(lib + ".")}
+    return units, modules, io
+
+
+def _table() -> dict[str, tuple[str, set[str], set[str]]]:
+    """unit → (layer, may import, I/O libraries) from docs/architecture.md."""
+    text = DOC.read_text(encoding="utf-8")
+    body = text.split("<!-- imports:begin -->")[1].split("<!-- imports:end -->")[0]
+    rows: dict[str, tuple[str, set[str], set[str]]] = {}
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        unit = cells[0].strip("`").rstrip("/")
+        words = [{w.strip("` ") for w in c.split(",") if w.strip("` ") not in _NONE} for c in cells]
+        rows[unit] = (cells[1], words[2], words[3])
+    return rows
+
+
+TABLE = _table()
+UNITS, MODULES, IO = _graph()
+
+
+def test_every_package_has_a_row_and_every_row_a_package() -> None:
+    missing = sorted(set(UNITS) - set(TABLE))
+    assert not missing, f"add a row to docs/architecture.md for {missing}"
+    assert sorted(set(TABLE) - set(UNITS)) == []
+    assert {layer for layer, _, _ in TABLE.values()} <= set(LAYERS)
+
+
+@pytest.mark.parametrize("unit", sorted(UNITS))
+def test_imports_stay_inside_the_declared_arrows(unit: str) -> None:
+    layer, allowed, _ = TABLE[unit]
+    for target in sorted(UNITS[unit]):
+        named = {m for m in MODULES[unit] if m.split(".")[0] == target}
+        if target in allowed:
+            assert LAYERS.index(TABLE[target][0]) <= LAYERS.index(layer), (
+                f"{unit} ({layer}) may not import {target} ({TABLE[target][0]}) as a whole: "
+                "name the module, e.g. `prices.index`"
+            )
+            continue
+        undeclared = sorted(named - allowed)
+        assert not undeclared, f"{unit} imports {undeclared}: not in docs/architecture.md"
+
+
+@pytest.mark.parametrize("unit", sorted(UNITS))
+def test_io_libraries_only_where_the_table_says(unit: str) -> None:
+    _, _, io = TABLE[unit]
+    assert sorted(IO[unit] - io) == [], f"{unit} imports I/O libraries the table does not list"
+    if TABLE[unit][0] in ("base", "data", "core"):
+        assert IO[unit] <= {"platformdirs"}, f"{unit} is {TABLE[unit][0]}: no I/O libraries"
+
+
+def test_modules_named_across_the_layers_do_no_io() -> None:
+    """A lower layer may reach up only to a pure module (the offer query in prices/)."""
+    for unit, (_, allowed, _) in TABLE.items():
+        for name in (a for a in allowed if "." in a):
+            path = SRC.joinpath(*name.split(".")).with_suffix(".py")
+            libs = {
+                lib
+                for imported in _imported(path)
+                for lib in IO_LIBS
+                if imported == lib or imported.startswith(lib + ".")
+            }
+            assert libs == set(), f"{unit} may import {name}, which uses {sorted(libs)}"
+
+
+def test_no_cycles_between_packages() -> None:
+    seen: dict[str, int] = {}
+
+    def visit(unit: str, path: list[str]) -> None:
+        seen[unit] = 1
+        for target in UNITS[unit]:
+            assert seen.get(target) != 1, f"cycle: {' → '.join([*path, unit, target])}"
+            if target not in seen:
+                visit(target, [*path, unit])
+        seen[unit] = 2
+
+    for unit in sorted(UNITS):
+        if unit not in seen:
+            visit(unit, [])
+
+
+def test_the_checker_sees_lazy_imports_and_skips_type_only_ones() -> None:
+    """A lazy import (inside a function) hid the package cycles review 3 found; a
+    TYPE_CHECKING import is a type, not a dependency."""
+    text = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import subprocess\n    from gpuwise.cost import fx\n"
+        "def f():\n    from gpuwise.prices.index import build_index\n    from . import raw\n"
+    )
+    names = _imported_text(text, "gpuwise.catalog")
+    assert "gpuwise.prices.index.build_index" in names and "gpuwise.catalog.raw" in names
+    assert "subprocess" not in names and not any(n.startswith("gpuwise.cost") for n in names)
