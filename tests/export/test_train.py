@@ -121,3 +121,9 @@ def test_llama_factory_full_plan_across_machines(view: Any, tables: ExportTables
     assert json.loads(e.files["ds_config.json"])["zero_optimization"]["stage"] == 3
     assert "export NNODES=2" in e.files["launch.sh"]
     assert "export FORCE_TORCHRUN=1" in e.files["launch.sh"]
+
+
+def test_accelerate_on_ascend_is_multi_npu(view: Any, tables: ExportTables) -> None:
+    v = view("node-train", strategy="ddp", devices=8, machines=1, stack="cann", vendor="huawei")
+    doc = yaml.safe_load(export_accelerate(v, tables).files["accelerate.yaml"])
+    assert doc["distributed_type"] == "MULTI_NPU"

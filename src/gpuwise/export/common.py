@@ -82,11 +82,16 @@ def command_line(words: list[str], indent: str = "  ") -> str:
     everything else is quoted."""
     parts = [_word(w) for w in words]
     lines: list[str] = [parts[0]]
+    value_next = False  # the word after a flag is its value; a word after that starts a line
     for part in parts[1:]:
         if part.startswith("-"):
             lines.append(part)
-        else:
+            value_next = True
+        elif value_next or len(lines) == 1:
             lines[-1] += f" {part}"
+            value_next = False
+        else:
+            lines.append(part)
     return f" \\\n{indent}".join(lines)
 
 

@@ -81,8 +81,9 @@ def serve_notes(v: ExportView, t: ExportTables, engine: str) -> list[Note]:
     """What the user must know beyond the files: a pre-quantized checkpoint, several replicas."""
     notes: list[Note] = []
     method = t.value(f"{engine}_quantization", v.quant)
-    if method in CHECKPOINT_FORMATS:
-        notes.append(("export.note_checkpoint", {"quant": v.quant, "repo": v.hf_repo}))
+    if method is not None and method in CHECKPOINT_FORMATS:
+        params = {"quant": v.quant, "method": method.upper(), "repo": v.hf_repo}
+        notes.append(("export.note_checkpoint", params))
     if v.replicas > 1:
         notes.append(
             ("export.note_replicas", {"replicas": v.replicas, "devices": v.devices_per_replica})

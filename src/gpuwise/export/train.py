@@ -137,7 +137,8 @@ def export_deepspeed(v: ExportView, t: ExportTables) -> Export:
 
 def accelerate_config(v: ExportView, t: ExportTables) -> dict[str, Any]:
     """Accelerate's config file: machines, processes over all of them, precision, layout."""
-    distributed = t.value("accelerate_distributed_type", v.strategy) or "NO"
+    table = "accelerate_distributed_type"
+    distributed = t.value(table, f"{v.strategy}.{v.stack}") or t.value(table, v.strategy) or "NO"
     config: dict[str, Any] = {
         "compute_environment": "LOCAL_MACHINE",
         "distributed_type": distributed,
