@@ -21,6 +21,10 @@ CHECKPOINT_FORMATS = ("awq", "gptq")
 such): the model to serve must be such a checkpoint. fp8 is applied to a 16-bit checkpoint at
 load time."""
 MODEL_VAR = "MODEL"
+COMPOSE_VENDORS = ("nvidia", "amd")
+"""Vendors whose devices a compose file can hand to a container by itself (NVIDIA's device
+reservation, AMD's /dev/kfd and /dev/dri); an Ascend container needs the driver mounted as the
+vLLM Ascend docs show, which serve.sh leaves to that image's instructions."""
 HF_CACHE = "/root/.cache/huggingface"
 
 
@@ -101,11 +105,14 @@ def export_server(v: ExportView, t: ExportTables, engine: str) -> Export:
         f"the scenario's context; {v.concurrency_per_replica} sequences = concurrency per replica",
         "exec " + command_line(words),
     ]
-    files = {
-        "serve.sh": script(v, engine, body),
-        "compose.yaml": header(v, engine) + yaml_text(compose(v, t, engine)),
-    }
-    return Export(engine, files, tuple(serve_notes(v, t, engine)))
+    files = {"serve.sh": script(v, engine, body)}
+    notes = serve_notes(v, t, engine)
+    if v.vendor in COMPOSE_VENDORS:
+        files["compose.yaml"] = header(v, engine) + yaml_text(compose(v, t, engine))
+    else:
+        image = t.image(engine, v.stack, v.gpu)
+        notes.append(("export.note_container", {"image": image.ref if image else engine}))
+    return Export(engine, files, tuple(notes))
 
 
 def compose(v: ExportView, t: ExportTables, engine: str) -> dict[str, Any]:
@@ -131,8 +138,7 @@ def compose(v: ExportView, t: ExportTables, engine: str) -> dict[str, Any]:
 
 def device_access(v: ExportView) -> dict[str, Any]:
     """How a compose service reaches the devices: NVIDIA's device reservation (the replica's
-    count), AMD's /dev/kfd and /dev/dri; Ascend containers mount the driver as the vLLM Ascend
-    docs show, which the compose file leaves to the image's instructions."""
+    count), AMD's /dev/kfd and /dev/dri."""
     if v.vendor == "nvidia":
         device = {"driver": "nvidia", "count": v.devices_per_replica, "capabilities": ["gpu"]}
         return {"deploy": {"resources": {"reservations": {"devices": [device]}}}}
