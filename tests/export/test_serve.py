@@ -41,8 +41,8 @@ def test_vllm_compose_runs_the_same_command_on_the_pinned_image(export: Any, cat
     words = command_words(e.files["serve.sh"], "vllm serve")
     assert service["entrypoint"] == ["vllm", "serve"]
     assert service["command"][1:] == words[3:]  # after `vllm serve MODEL`
-    pin = next(p.version for p in catalog.extra("package_pin") if p.package == "vllm")
-    assert service["image"] == f"vllm/vllm-openai:v{pin}"  # the release setup pins
+    pins = [p.version for p in catalog.extra("package_pin") if p.package == "vllm"]
+    assert service["image"].removeprefix("vllm/vllm-openai:v") in pins  # a release setup pins
     devices = service["deploy"]["resources"]["reservations"]["devices"][0]
     assert devices["count"] == v.devices_per_replica == 4
 

@@ -20,11 +20,13 @@ def test_names_point_at_catalog_entries(catalog: Any, tables: ExportTables) -> N
     assert set(tables.clouds) - {"own", "kubernetes"} <= providers
 
 
-def test_vllm_image_is_the_release_setup_pins(tables: ExportTables) -> None:
+def test_vllm_image_is_a_release_setup_pins(tables: ExportTables) -> None:
+    """The image runs a vLLM `setup` also pins (its CUDA 12 row: the driver of a planned
+    machine is not known), and the ROCm image the same release."""
     image = tables.image("vllm", "cuda", "rtx-4090")
-    assert image is not None and image.tag == f"v{tables.setup_pins['vllm']}"
+    assert image is not None and image.tag.removeprefix("v") in tables.setup_pins["vllm"]
     rocm = tables.image("vllm", "rocm", "mi300x")
-    assert rocm is not None and f"vllm_{tables.setup_pins['vllm']}" in rocm.tag
+    assert rocm is not None and f"vllm_{image.tag.removeprefix('v')}_" in rocm.tag
 
 
 def test_every_serving_flag_the_writers_use_exists(tables: ExportTables) -> None:

@@ -184,7 +184,8 @@ def _run(
     from gpuwise.catalog import load_catalog
     from gpuwise.cli.cmd_offers import default_currency
     from gpuwise.cost.report import cost_report
-    from gpuwise.cost.resolve import make_context, resolve_own, resolve_rent
+    from gpuwise.cost.resolve import make_context, resolve_rent
+    from gpuwise.cost.system import resolve_purchase
     from gpuwise.errors import UserError
     from gpuwise.render import out
 
@@ -197,7 +198,7 @@ def _run(
     cat = load_catalog()
     ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
     own_opts = _in_currency(ctx, own_opts)
-    owned = resolve_own(cat, ctx, own, count, own_opts) if own else None
+    owned = resolve_purchase(cat, ctx, own, count, own_opts) if own else None
     rents = [resolve_rent(cat, ctx, v, rent_opts) for v in vs]
     report = cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
     notes: list[str] = []

@@ -53,8 +53,8 @@ def _run_paste(
     import time
 
     from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.compat import CompatTables
     from gpuwise.doctor.paste.report import make_paste_report
-    from gpuwise.doctor.tables import CompatTables
     from gpuwise.errors import UserError
     from gpuwise.render import out
 
@@ -205,8 +205,8 @@ def build_report(
     import time
 
     from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.compat import CompatTables
     from gpuwise.doctor.report import make_report
-    from gpuwise.doctor.tables import CompatTables
     from gpuwise.probe.collect import collect, default_probes
     from gpuwise.probe.context import ProbeContext
     from gpuwise.probe.run import reopen

@@ -31,7 +31,8 @@ class ExportTables:
     ollama_images: dict[str, str] = field(default_factory=dict)
     preallocate: dict[str, float] = field(default_factory=dict)
     features: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
-    setup_pins: dict[str, str] = field(default_factory=dict)
+    setup_pins: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Every version `setup` pins per package (newest first)."""
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> ExportTables:
@@ -57,7 +58,7 @@ class ExportTables:
                 (f.stack, f.feature): (f.support, f.note_en, f.note_zh)
                 for f in cat.extra("feature")
             },
-            setup_pins={p.package: p.version for p in cat.extra("package_pin")},
+            setup_pins=_pins(cat),
         )
 
     def flag(self, tool: str, key: str) -> str:
@@ -107,6 +108,13 @@ class ExportTables:
     def feature(self, stack: str, feature: str) -> tuple[str, str, str]:
         """(support, note_en, note_zh) of a framework on a software stack ('unknown' if absent)."""
         return self.features.get((stack, feature), ("unknown", "", ""))
+
+
+def _pins(cat: Catalog) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for p in cat.extra("package_pin"):
+        out[p.package] = (*out.get(p.package, ()), p.version)
+    return out
 
 
 def plain(value: float) -> Any:
