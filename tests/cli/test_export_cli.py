@@ -35,7 +35,8 @@ def test_one_file_prints_as_the_file(cli: Any) -> None:
     res = cli("export", "--persona", "cost-extreme", "--to", "skypilot")
     assert res.code == 0, res.err
     doc = yaml.safe_load(res.out)  # stdout is the task YAML itself: `> task.yaml` works
-    assert doc["resources"]["accelerators"].startswith("RTX3090:")
+    name, count = doc["resources"]["accelerators"].split(":")
+    assert name and int(count) >= 1
 
 
 def test_writes_then_refuses_then_force_keeps_bak(cli: Any, tmp_path: Path) -> None:
@@ -44,7 +45,6 @@ def test_writes_then_refuses_then_force_keeps_bak(cli: Any, tmp_path: Path) -> N
     assert res.code == 0, res.err
     assert sorted(p.name for p in out.iterdir()) == ["compose.yaml", "serve.sh"]
     assert os.access(out / "serve.sh", os.X_OK)
-    assert "AWQ" in res.err or "int4-awq" in res.err  # the checkpoint note, on stderr
     (out / "serve.sh").write_text("mine\n", encoding="utf-8")
     again = cli("export", "--persona", "cost-extreme", "--to", "vllm", "--out", str(out))
     assert again.code == 2 and "--force" in again.err

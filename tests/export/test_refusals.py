@@ -11,6 +11,7 @@ import pytest
 from gpuwise.errors import UserError
 from gpuwise.export import TARGETS
 from gpuwise.export.check import check, check_target
+from tests.export.conftest import first
 
 
 @pytest.mark.parametrize(
@@ -22,7 +23,6 @@ from gpuwise.export.check import check, check_target
         ("cost-extreme", "llama-factory", "export.refuse_serving"),
         ("individual", "vllm", "export.refuse_engine"),
         ("cost-extreme", "ollama", "export.refuse_engine"),
-        ("enterprise-domestic", "skypilot", "export.refuse_accelerator"),
     ],
 )
 def test_refused_with_the_reason(export: Any, name: str, target: str, key: str) -> None:
@@ -32,10 +32,18 @@ def test_refused_with_the_reason(export: Any, name: str, target: str, key: str) 
     assert "\n" not in err.value.render()
 
 
-def test_ascend_without_a_vllm_ascend_build_is_refused(view: Any, tables: Any) -> None:
+def test_card_skypilot_has_no_name_for(export: Any, plans: Any) -> None:
+    n = first(plans["enterprise-domestic"], lambda o: o.candidate.gpu.vendor == "huawei")
+    with pytest.raises(UserError) as err:
+        export("enterprise-domestic", "skypilot", n)
+    assert err.value.key == "export.refuse_accelerator"
+
+
+def test_ascend_without_a_vllm_ascend_build_is_refused(view: Any, plans: Any, tables: Any) -> None:
     """The catalog's vLLM Ascend image is what makes an Ascend option exportable to vLLM:
     without it the export says so instead of writing a CUDA image for an NPU."""
-    v = view("enterprise-domestic")
+    n = first(plans["enterprise-domestic"], lambda o: o.candidate.gpu.vendor == "huawei")
+    v = view("enterprise-domestic", n)
     check(v, tables, "vllm")  # with the vllm-ascend rows
     without = replace(tables, images=tuple(i for i in tables.images if i.stack != "cann"))
     with pytest.raises(UserError) as err:
@@ -51,10 +59,10 @@ def test_engine_the_stack_does_not_run(view: Any, tables: Any) -> None:
     assert err.value.key == "export.refuse_stack" and "Ascend" in err.value.render()
 
 
-def test_another_engine_must_hold_the_job_in_its_share(view: Any, tables: Any) -> None:
+def test_another_engine_must_hold_the_job_in_its_share(view: Any, plans: Any, tables: Any) -> None:
     """vLLM → SGLang: SGLang takes a smaller static share; a job sized to vLLM's larger share
     that does not fit SGLang's is refused with both figures."""
-    v = view("cost-extreme")
+    v = view("cost-extreme", first(plans["cost-extreme"], lambda o: o.sized.engine == "vllm"))
     big = replace(v, memory_per_device_bytes=int(0.90 * v.memory_capacity_bytes))
     with pytest.raises(UserError) as err:
         check(big, tables, "sglang")

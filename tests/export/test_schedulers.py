@@ -1,10 +1,14 @@
 """SkyPilot task YAML and Kubernetes manifests: the plan's machines, devices per machine, card,
 billing and engine numbers, checked against each tool's own loader or schema where installed
-(SkyPilot's sky.Task loader, kubernetes-validate's schemas for the Kubernetes release)."""
+(SkyPilot's sky.Task loader, kubernetes-validate's schemas for the Kubernetes release).
+
+Options are picked by what they are (served over several machines, rented where SkyPilot
+launches, an Ascend card), not by rank."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +27,24 @@ def _sky_loads(text: str, tmp_path: Path) -> None:
     sky.Task.from_yaml(str(path))
 
 
-def test_skypilot_service_across_machines(export: Any, plans: Any, tmp_path: Path) -> None:
-    _v, e = export("cost-extreme", "skypilot")
-    o = plans["cost-extreme"].options[0]
+def _on_sky(tables: Any) -> Callable[[Any], bool]:
+    """Rented from a provider SkyPilot launches on."""
+    return lambda o: o.candidate.provider is not None and o.candidate.provider.id in tables.clouds
+
+
+def test_skypilot_service_across_machines(
+    export: Any, plans: Any, tables: Any, tmp_path: Path
+) -> None:
+    on_sky = _on_sky(tables)
+    n = first(plans["cost-extreme"], lambda o: o.sized.replicas > 1 and on_sky(o))
+    o = plans["cost-extreme"].options[n - 1]
+    _, e = export("cost-extreme", "skypilot", n)
     doc = yaml.safe_load(e.files["task.yaml"])
     res = doc["resources"]
-    assert o.candidate.provider is not None and res["infra"] == o.candidate.provider.id == "vast"
-    assert res["accelerators"] == f"RTX3090:{o.candidate.node_devices}"
+    infra = tables.clouds[o.candidate.provider.id]
+    assert res["infra"] == infra
+    name = tables.accelerator(o.candidate.gpu.id, infra)
+    assert res["accelerators"] == f"{name}:{o.candidate.node_devices}"
     assert res["use_spot"] is (o.candidate.billing == "spot")
     assert res["ports"] == 8000 and res["disk_size"] >= 256
     assert doc["service"]["replicas"] == o.sized.replicas == o.candidate.nodes
@@ -44,7 +59,7 @@ def test_skypilot_service_across_machines(export: Any, plans: Any, tmp_path: Pat
 def test_skypilot_training_across_machines(export: Any, plans: Any, tmp_path: Path) -> None:
     n = first(plans["multinode-train"], lambda o: o.candidate.nodes > 1)
     o = plans["multinode-train"].options[n - 1]
-    _v, e = export("multinode-train", "skypilot", n)
+    _, e = export("multinode-train", "skypilot", n)
     doc = yaml.safe_load(e.files["task.yaml"])
     assert doc["num_nodes"] == o.candidate.nodes
     assert doc["resources"]["accelerators"].endswith(f":{o.candidate.node_devices}")
@@ -55,12 +70,21 @@ def test_skypilot_training_across_machines(export: Any, plans: Any, tmp_path: Pa
     _sky_loads(e.files["task.yaml"], tmp_path)
 
 
-def test_skypilot_unsupported_provider_is_said(export: Any, plans: Any, tmp_path: Path) -> None:
-    _v, e = export("example", "skypilot")
-    assert plans["example"].options[0].candidate.provider.id == "suanjiayun"
+def test_skypilot_unsupported_provider_is_said(
+    export: Any, plans: Any, tables: Any, tmp_path: Path
+) -> None:
+    on_sky = _on_sky(tables)
+
+    def elsewhere(o: Any) -> bool:
+        named = tables.accelerator(o.candidate.gpu.id, None) is not None
+        return named and o.candidate.provider is not None and not on_sky(o)
+
+    n = first(plans["example"], elsewhere)  # a Chinese cloud SkyPilot does not launch on
+    o = plans["example"].options[n - 1]
+    _, e = export("example", "skypilot", n)
     doc = yaml.safe_load(e.files["task.yaml"])
     assert "infra" not in doc["resources"]
-    assert doc["resources"]["accelerators"] == "RTX4090:1"
+    assert doc["resources"]["accelerators"].endswith(f":{o.candidate.node_devices}")
     note = dict(e.notes)["export.note_sky_provider"]
     assert "k8s" in note["alternatives"] and "ssh" in note["alternatives"]
     _sky_loads(e.files["task.yaml"], tmp_path)
@@ -90,43 +114,50 @@ def _validate_k8s(docs: list[dict[str, Any]]) -> None:
             kv.validate(doc, version, strict=True)
 
 
-def test_k8s_serving(export: Any, plans: Any) -> None:
-    v, e = export("cost-extreme", "k8s")
-    o = plans["cost-extreme"].options[0]
+def test_k8s_serving(export: Any, plans: Any, tables: Any) -> None:
+    n = first(plans["cost-extreme"], lambda o: o.sized.replicas > 1)
+    v, e = export("cost-extreme", "k8s", n)
+    o = plans["cost-extreme"].options[n - 1]
     deployment, service = list(yaml.safe_load_all(e.files["k8s.yaml"]))
     assert deployment["spec"]["replicas"] == o.sized.replicas
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
-    assert container["resources"]["limits"]["nvidia.com/gpu"] == o.candidate.node_devices
-    assert container["image"] == "vllm/vllm-openai:v0.11.2"
+    resource = tables.device(o.candidate.gpu.vendor, o.candidate.gpu.id)
+    assert container["resources"]["limits"][resource] == o.candidate.node_devices
+    assert container["image"] == tables.image(o.sized.engine, v.stack, o.candidate.gpu.id).ref
     flags = flag_values(container["args"])
     assert flags["--tensor-parallel-size"] == str(o.candidate.node_devices)
     concurrency = plans["cost-extreme"].scenario.workload.concurrency
     assert flags["--max-num-seqs"] == str(math.ceil(concurrency / o.sized.replicas))
     shm = next(vol for vol in pod["volumes"] if vol["name"] == "shm")["emptyDir"]
-    assert shm == {"medium": "Memory", "sizeLimit": "2Gi"}
+    shm_gib = tables.settings[f"k8s_shm_gib.{o.candidate.gpu.vendor}"]
+    assert shm == {"medium": "Memory", "sizeLimit": f"{shm_gib:g}Gi"}
     memory = int(container["resources"]["limits"]["memory"].removesuffix("Gi"))
     assert memory * 1024**3 >= v.checkpoint_bytes  # the pod holds the checkpoint it loads
     assert service["spec"]["ports"][0]["targetPort"] == 8000
     _validate_k8s([deployment, service])
 
 
-def test_k8s_ascend_requests_the_310p_resource(export: Any) -> None:
-    _, e = export("enterprise-domestic", "k8s")
+def test_k8s_ascend_requests_the_310p_resource(export: Any, plans: Any) -> None:
+    n = first(plans["enterprise-domestic"], lambda o: o.candidate.gpu.id == "atlas-300i-duo")
+    _, e = export("enterprise-domestic", "k8s", n)
     deployment = next(iter(yaml.safe_load_all(e.files["k8s.yaml"])))
     limits = deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
-    assert limits["huawei.com/Ascend310P"] == 2
+    devices = plans["enterprise-domestic"].options[n - 1].candidate.count
+    assert limits["huawei.com/Ascend310P"] == devices
     _validate_k8s([deployment])
 
 
 def test_k8s_training_on_one_machine_is_a_job(export: Any, plans: Any) -> None:
-    _v, e = export("small-team", "k8s")
+    n = first(plans["small-team"], lambda o: o.candidate.nodes == 1)
+    _, e = export("small-team", "k8s", n)
     docs = list(yaml.safe_load_all(e.files["k8s.yaml"]))
     job = docs[-1]
     assert job["kind"] == "Job"
     script = job["spec"]["template"]["spec"]["containers"][0]["command"][2]
     flags = flag_values(command_words(script, "torchrun"))
-    assert flags["--nproc-per-node"] == str(plans["small-team"].options[0].candidate.node_devices)
+    node = plans["small-team"].options[n - 1].candidate.node_devices
+    assert flags["--nproc-per-node"] == str(node)
     _validate_k8s(docs)
 
 
