@@ -187,3 +187,12 @@ def test_k8s_zero2_mounts_its_deepspeed_config(view: Any, tables: Any) -> None:
     script = job["spec"]["template"]["spec"]["containers"][0]["command"][2]
     assert "--deepspeed /etc/gpuwise/ds_config.json" in script.replace("\\\n", " ")
     _validate_k8s([config, job])
+
+
+def test_reserved_billing_is_said(view: Any, tables: Any) -> None:
+    """SkyPilot buys on-demand or spot only: a plan priced on a reservation says so."""
+    from gpuwise.export.skypilot import export_skypilot
+
+    e = export_skypilot(view("multinode-train", billing="reserved-1y"), tables)
+    assert yaml.safe_load(e.files["task.yaml"])["resources"]["use_spot"] is False
+    assert "export.note_sky_billing" in dict(e.notes)

@@ -28,6 +28,7 @@ from gpuwise.export.train import (
     uses_deepspeed,
 )
 from gpuwise.export.view import ExportView
+from gpuwise.i18n import t as message
 
 
 def infra_of(v: ExportView, t: ExportTables) -> tuple[str | None, list[Note]]:
@@ -121,7 +122,7 @@ def task(v: ExportView, t: ExportTables) -> tuple[dict[str, Any], list[Note]]:
         doc["run"] = serve_run(v, t) + "\n"
         notes += [n for n in serve_notes(v, t, v.engine) if n[0] != "export.note_replicas"]
     if v.billing not in (None, "spot", "on-demand"):
-        notes.append(("export.note_sky_billing", {"billing": v.billing}))
+        notes.append(("export.note_sky_billing", {"billing": message(f"billing.{v.billing}")}))
     return doc, notes
 
 
