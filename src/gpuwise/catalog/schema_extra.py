@@ -122,6 +122,7 @@ from gpuwise.catalog.schema_audit import AUDIT_KINDS  # noqa: E402
 from gpuwise.catalog.schema_bench import BENCH_KINDS  # noqa: E402
 from gpuwise.catalog.schema_compat import COMPAT_KINDS  # noqa: E402
 from gpuwise.catalog.schema_cost import COST_KINDS  # noqa: E402
+from gpuwise.catalog.schema_export import EXPORT_KINDS  # noqa: E402
 from gpuwise.catalog.schema_memory import (  # noqa: E402
     ActivationModel,
     Engine,
@@ -162,4 +163,5 @@ EXTRA_KINDS.update(SUPERVISE_KINDS)
 EXTRA_KINDS.update(AUDIT_KINDS)
 EXTRA_KINDS.update(SETUP_KINDS)
 EXTRA_KINDS.update(BENCH_KINDS)
+EXTRA_KINDS.update(EXPORT_KINDS)
 EXTRA_KINDS.update(SYSTEM_KINDS)
