@@ -47,18 +47,31 @@ def emit_json(data: Any) -> None:
     that cannot show the text (GBK, ASCII), non-ASCII characters are escaped (\\uXXXX), which
     every JSON reader decodes back exactly.
     """
+    clean = finite(data)
+    text = json_text(clean, checked=True)
+    if not can_show(sys.stdout, text):
+        text = json_text(clean, ensure_ascii=True, checked=True)
+    sys.stdout.write(text)
+    sys.stdout.write("\n")
+
+
+def finite(data: Any) -> Any:
+    """`data` with NaN and ±Infinity as null; their paths are named on stderr."""
     bad: list[str] = []
     clean = _finite(data, "$", bad)
     if bad:
         from gpuwise.i18n import t
 
         sys.stderr.write(t("output.nonfinite_json", paths=", ".join(bad[:5])) + "\n")
+    return clean
+
+
+def json_text(data: Any, ensure_ascii: bool = False, checked: bool = False) -> str:
+    """The `--json` text of `data`: sorted keys, real Unicode, never NaN (`checked`: `data`
+    already went through :func:`finite`). `gpuwise serve` and `gpuwise mcp` answer with it."""
+    clean = data if checked else finite(data)
     options: dict[str, Any] = {"indent": 2, "sort_keys": True, "default": str, "allow_nan": False}
-    text = json.dumps(clean, ensure_ascii=False, **options)
-    if not can_show(sys.stdout, text):
-        text = json.dumps(clean, ensure_ascii=True, **options)
-    sys.stdout.write(text)
-    sys.stdout.write("\n")
+    return json.dumps(clean, ensure_ascii=ensure_ascii, **options)
 
 
 def _finite(value: Any, path: str, bad: list[str]) -> Any:
