@@ -195,9 +195,18 @@ def run_cost(r: CostRequest) -> dict[str, Any]:
     count = number(r.count, "card_count", "--count")
     with without_local_paths():
         return cost_data(
-            r.own, count, list(r.vs), hours, months, idle, usage, own_opts, rent_opts,
-            r.currency, number(r.fx, "fx", "--fx"),
-        )  # fmt: skip
+            r.own,
+            count,
+            list(r.vs),
+            hours,
+            months,
+            idle,
+            usage,
+            own_opts,
+            rent_opts,
+            r.currency,
+            number(r.fx, "fx", "--fx"),
+        )
 
 
 def run_offers(r: OffersRequest) -> Any:

@@ -7,7 +7,7 @@ cookie, or Accept-Language) picks the language of the texts inside.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -40,7 +40,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 OK: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/json": {"schema": {"type": "object"}}}}
 }
-LangParam = Literal["en", "zh"] | None
+LangParam = Annotated[
+    Literal["en", "zh"] | None, Query(description="language of the texts in the answer")
+]
 
 router = APIRouter(prefix="/api", tags=["api"], responses={**OK, **ERRORS})
 
@@ -59,40 +61,36 @@ def answer(request: Request, name: str, body: Any) -> Response:
 
 
 @router.post("/plan", summary="gpuwise plan --json")
-def api_plan(body: PlanRequest, request: Request, lang: LangParam = Query(None)) -> Response:
+def api_plan(body: PlanRequest, request: Request, lang: LangParam = None) -> Response:
     """Buy or rent, which card, which cloud: the three answers and the ranked options."""
     return answer(request, "plan", body)
 
 
 @router.post("/estimate", summary="gpuwise estimate --json")
-def api_estimate(
-    body: EstimateRequest, request: Request, lang: LangParam = Query(None)
-) -> Response:
+def api_estimate(body: EstimateRequest, request: Request, lang: LangParam = None) -> Response:
     """Memory per GPU with its breakdown; speed on `gpu`."""
     return answer(request, "estimate", body)
 
 
 @router.post("/fit", summary="gpuwise fit --json")
-def api_fit(body: FitRequest, request: Request, lang: LangParam = Query(None)) -> Response:
+def api_fit(body: FitRequest, request: Request, lang: LangParam = None) -> Response:
     """Every catalog GPU (×1/2/4/8) that holds the job, with its max context."""
     return answer(request, "fit", body)
 
 
 @router.post("/cost", summary="gpuwise cost --json")
-def api_cost(body: CostRequest, request: Request, lang: LangParam = Query(None)) -> Response:
+def api_cost(body: CostRequest, request: Request, lang: LangParam = None) -> Response:
     """Own or rent: itemised bills, break-even, the cumulative series."""
     return answer(request, "cost", body)
 
 
 @router.post("/offers", summary="gpuwise offers --json")
-def api_offers(body: OffersRequest, request: Request, lang: LangParam = Query(None)) -> Response:
+def api_offers(body: OffersRequest, request: Request, lang: LangParam = None) -> Response:
     """Cloud offers, cheapest per GPU-hour first, every price dated."""
     return answer(request, "offers", body)
 
 
 @router.post("/doctor_from_paste", summary="gpuwise doctor --from - --json")
-def api_doctor(
-    body: DoctorPasteRequest, request: Request, lang: LangParam = Query(None)
-) -> Response:
+def api_doctor(body: DoctorPasteRequest, request: Request, lang: LangParam = None) -> Response:
     """Findings from pasted nvidia-smi, collect_env, pip list, logs, tracebacks."""
     return answer(request, "doctor_from_paste", body)

@@ -49,7 +49,7 @@ def create_app(bind_host: str = "127.0.0.1") -> FastAPI:
         openapi_url="/openapi.json",
     )
     hosts = (*LOOPBACK_NAMES, bind_host) if is_loopback(bind_host) else None
-    app.add_middleware(Guard, hosts=hosts, messages=_message)  # type: ignore[arg-type]
+    app.add_middleware(Guard, hosts=hosts, messages=_message)
     _handlers(app)
     app.include_router(api.router)
     for module in (pages_plan, pages_estimate, pages_offers, pages_doctor):

@@ -52,7 +52,9 @@ def build(model: type[R], source: Mapping[str, str]) -> R:
     try:
         return model.model_validate(values(source, model))
     except ValidationError as exc:
-        raise UserError("web.form_problem", problem=one_line(exc.errors(), list(model.model_fields))) from None
+        raise UserError(
+            "web.form_problem", problem=one_line(exc.errors(), list(model.model_fields))
+        ) from None
 
 
 def in_lang(lang: Lang, fn: Callable[..., T], *args: Any) -> T:

@@ -39,7 +39,11 @@ def safe_next(path: str | None) -> str:
 
 def _menu(active: str, lang: Lang) -> Markup:
     links = [
-        el("a", {"href": f"/{p}", "aria_current": "page" if p == active else None}, t(f"web.nav_{p}"))
+        el(
+            "a",
+            {"href": f"/{p}", "aria_current": "page" if p == active else None},
+            t(f"web.nav_{p}"),
+        )
         for p in PAGES
     ]
     other: Lang = "en" if lang == "zh" else "zh"
@@ -87,9 +91,7 @@ def error_box(message: str | None) -> Markup:
 
 def field(label: str, control: Markup, hint: str | None = None) -> Markup:
     """A labelled form control."""
-    return el(
-        "label", {}, el("span", {}, label), control, el("small", {}, hint) if hint else None
-    )
+    return el("label", {}, el("span", {}, label), control, el("small", {}, hint) if hint else None)
 
 
 def text_input(name: str, value: Any, placeholder: str = "", size: int = 0) -> Markup:
@@ -112,7 +114,10 @@ def select(name: str, value: Any, options: list[tuple[str, str]]) -> Markup:
     return el(
         "select",
         {"name": name},
-        *(el("option", {"value": v, "selected": str(value or "") == v}, label) for v, label in options),
+        *(
+            el("option", {"value": v, "selected": str(value or "") == v}, label)
+            for v, label in options
+        ),
     )
 
 

@@ -27,15 +27,29 @@ def findings_view(report: dict[str, Any]) -> Markup:
     for f in sorted(report["findings"], key=lambda f: LEVEL_ORDER.get(f.get("level", ""), 9)):
         level = str(f.get("level", "info"))
         commands = [el("code", {}, c) for c in f.get("commands", [])]
-        items.append(el(
-            "article", {"class": f"finding {level}"},
-            el("h3", {}, el("span", {"class": "level"}, t(f"web.level_{level}") if level in LEVEL_ORDER else level),
-               " ", f.get("title", "")),
-            el("p", {}, f.get("detail", "")) if f.get("detail") else None,
-            el("p", {"class": "why"}, f.get("why", "")) if f.get("why") else None,
-            el("p", {"class": "fix"}, el("strong", {}, t("web.fix")), " ", f.get("fix", "")) if f.get("fix") else None,
-            el("pre", {}, *(join(c, "\n") for c in commands)) if commands else None,
-        ))  # fmt: skip
+        items.append(
+            el(
+                "article",
+                {"class": f"finding {level}"},
+                el(
+                    "h3",
+                    {},
+                    el(
+                        "span",
+                        {"class": "level"},
+                        t(f"web.level_{level}") if level in LEVEL_ORDER else level,
+                    ),
+                    " ",
+                    f.get("title", ""),
+                ),
+                el("p", {}, f.get("detail", "")) if f.get("detail") else None,
+                el("p", {"class": "why"}, f.get("why", "")) if f.get("why") else None,
+                el("p", {"class": "fix"}, el("strong", {}, t("web.fix")), " ", f.get("fix", ""))
+                if f.get("fix")
+                else None,
+                el("pre", {}, *(join(c, "\n") for c in commands)) if commands else None,
+            )
+        )
     missing = [
         el("li", {}, t(f"doctor.paste.missing.{m['fact']}"), el("pre", {}, m["command"]))
         for m in report["paste"].get("missing", [])
@@ -45,7 +59,9 @@ def findings_view(report: dict[str, Any]) -> Markup:
         blocks,
         el("h2", {}, t("web.findings", n=len(items))),
         *items,
-        join(el("h2", {}, t("doctor.paste.missing_title")), el("ul", {}, *missing)) if missing else None,
+        join(el("h2", {}, t("doctor.paste.missing_title")), el("ul", {}, *missing))
+        if missing
+        else None,
     )
 
 
@@ -53,12 +69,27 @@ def _page(lang: Lang, text: str, body: Markup, error: str | None) -> str:
     form = el(
         "form",
         {"method": "post", "action": "/doctor"},
-        el("label", {"class": "wide"}, el("span", {}, t("web.paste_label")),
-           el("textarea", {"name": "text", "rows": 14, "maxlength": PASTE_MAX_BYTES, "spellcheck": "false"}, text)),
+        el(
+            "label",
+            {"class": "wide"},
+            el("span", {}, t("web.paste_label")),
+            el(
+                "textarea",
+                {"name": "text", "rows": 14, "maxlength": PASTE_MAX_BYTES, "spellcheck": "false"},
+                text,
+            ),
+        ),
         el("button", {"type": "submit"}, t("web.doctor_submit")),
-    )  # fmt: skip
-    return document("doctor", lang, t("web.nav_doctor"), el("p", {}, t("web.doctor_intro")),
-                    error_box(error), form, body)  # fmt: skip
+    )
+    return document(
+        "doctor",
+        lang,
+        t("web.nav_doctor"),
+        el("p", {}, t("web.doctor_intro")),
+        error_box(error),
+        form,
+        body,
+    )
 
 
 def _run(v: dict[str, str], lang: Lang) -> tuple[str, int]:
@@ -66,7 +97,9 @@ def _run(v: dict[str, str], lang: Lang) -> tuple[str, int]:
 
     text = v.get("text", "")
     try:
-        return _page(lang, text, findings_view(run_doctor_paste(build(DoctorPasteRequest, v))), None), 200
+        return _page(
+            lang, text, findings_view(run_doctor_paste(build(DoctorPasteRequest, v))), None
+        ), 200
     except UserError as exc:
         return _page(lang, text, join(), exc.render()), 400
 

@@ -30,7 +30,9 @@ JOB_FIELDS = (
 def job_form(page: str, v: dict[str, str], extra: list[tuple[str, str]]) -> Markup:
     """The model-and-job form (GET: the answer has an address to share)."""
     modes = [(m, t(f"web.mode_{m}")) for m in MODES]
-    boxes = [field(t(f"web.f_{n}"), text_input(n, v.get(n), hint)) for n, hint in (*JOB_FIELDS, *extra)]
+    boxes = [
+        field(t(f"web.f_{n}"), text_input(n, v.get(n), hint)) for n, hint in (*JOB_FIELDS, *extra)
+    ]
     return el(
         "form",
         {"method": "get", "action": f"/{page}", "class": "grid"},
@@ -53,7 +55,14 @@ def _speed(speed: dict[str, Any] | None) -> Markup:
     for key in ("decode_tokens_per_s", "prefill_tokens_per_s", "time_to_first_token_s"):
         value = speed.get(key)
         if isinstance(value, int | float):
-            rows.append(el("tr", {}, el("th", {}, t(f"web.{key}")), el("td", {"class": "num"}, f"{value:,.2f}")))
+            rows.append(
+                el(
+                    "tr",
+                    {},
+                    el("th", {}, t(f"web.{key}")),
+                    el("td", {"class": "num"}, f"{value:,.2f}"),
+                )
+            )
     if speed.get("bound"):
         rows.append(el("tr", {}, el("th", {}, t("web.bound")), el("td", {}, speed["bound"])))
     return el("table", {"class": "kv"}, *rows)
@@ -68,12 +77,27 @@ def estimate_view(report: dict[str, Any]) -> Markup:
     verdict = None
     if gpu:
         key = "web.fits" if report.get("fits") else "web.does_not_fit"
-        verdict = el("p", {"class": "verdict"}, t(key, gpu=gpu["name"], headroom=_gb(report.get("headroom_bytes"))))
+        verdict = el(
+            "p",
+            {"class": "verdict"},
+            t(key, gpu=gpu["name"], headroom=_gb(report.get("headroom_bytes"))),
+        )
     band = t("web.band", low=_gb(mem["low_bytes"]), high=_gb(mem["high_bytes"]))
-    notes = [el("li", {}, t(n["key"], **n["params"])) for n in report.get("notes", [])
-             if isinstance(n, dict) and "key" in n]  # fmt: skip
+    notes = [
+        el("li", {}, t(n["key"], **n["params"]))
+        for n in report.get("notes", [])
+        if isinstance(n, dict) and "key" in n
+    ]
     return join(
-        el("h2", {}, t("web.memory_title", model=report["model"]["name"], size=_gb(mem["device_total_bytes"]))),
+        el(
+            "h2",
+            {},
+            t(
+                "web.memory_title",
+                model=report["model"]["name"],
+                size=_gb(mem["device_total_bytes"]),
+            ),
+        ),
         el("p", {}, band),
         verdict,
         memory_bar(mem["breakdown"], capacity),
@@ -85,18 +109,32 @@ def estimate_view(report: dict[str, Any]) -> Markup:
 
 def fit_view(data: dict[str, Any]) -> Markup:
     """Every card × count that holds the job, as a table."""
-    head = el("tr", {}, *(el("th", {}, t(f"web.col_{c}")) for c in ("gpu", "count", "memory", "headroom", "max_context")))
+    head = el(
+        "tr",
+        {},
+        *(
+            el("th", {}, t(f"web.col_{c}"))
+            for c in ("gpu", "count", "memory", "headroom", "max_context")
+        ),
+    )
     rows = [
-        el("tr", {}, el("td", {}, f["name"]), el("td", {"class": "num"}, f["count"]),
-           el("td", {"class": "num"}, _gb(f["device_total_bytes"])),
-           el("td", {"class": "num"}, _gb(f["headroom_bytes"])),
-           el("td", {"class": "num"}, f"{f['max_context']:,}" if f.get("max_context") else "—"))
+        el(
+            "tr",
+            {},
+            el("td", {}, f["name"]),
+            el("td", {"class": "num"}, f["count"]),
+            el("td", {"class": "num"}, _gb(f["device_total_bytes"])),
+            el("td", {"class": "num"}, _gb(f["headroom_bytes"])),
+            el("td", {"class": "num"}, f"{f['max_context']:,}" if f.get("max_context") else "—"),
+        )
         for f in data["fits"]
-    ]  # fmt: skip
+    ]
     if not rows:
         return el("p", {"class": "note"}, t("web.nothing_fits"))
-    return join(el("h2", {}, t("web.fit_title", n=len(rows), model=data["model"])),
-                el("table", {}, el("thead", {}, head), el("tbody", {}, *rows)))  # fmt: skip
+    return join(
+        el("h2", {}, t("web.fit_title", n=len(rows), model=data["model"])),
+        el("table", {}, el("thead", {}, head), el("tbody", {}, *rows)),
+    )
 
 
 def _render(page: str, v: dict[str, str], lang: Lang) -> tuple[str, int]:
@@ -114,18 +152,24 @@ def _render(page: str, v: dict[str, str], lang: Lang) -> tuple[str, int]:
             error, status = exc.render(), 400
     title = t(f"web.nav_{page}")
     intro = el("p", {}, t(f"web.{page}_intro"))
-    return document(page, lang, title, intro, error_box(error), job_form(page, v, extra), body), status
+    return document(
+        page, lang, title, intro, error_box(error), job_form(page, v, extra), body
+    ), status
 
 
 @router.get("/estimate", response_class=HTMLResponse)
 async def estimate_page(request: Request) -> HTMLResponse:
     lang = request_lang(request)
-    text, status = await run_in_threadpool(in_lang, lang, _render, "estimate", dict(request.query_params), lang)
+    text, status = await run_in_threadpool(
+        in_lang, lang, _render, "estimate", dict(request.query_params), lang
+    )
     return HTMLResponse(text, status_code=status)
 
 
 @router.get("/fit", response_class=HTMLResponse)
 async def fit_page(request: Request) -> HTMLResponse:
     lang = request_lang(request)
-    text, status = await run_in_threadpool(in_lang, lang, _render, "fit", dict(request.query_params), lang)
+    text, status = await run_in_threadpool(
+        in_lang, lang, _render, "fit", dict(request.query_params), lang
+    )
     return HTMLResponse(text, status_code=status)

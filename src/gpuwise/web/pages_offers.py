@@ -21,8 +21,13 @@ router = APIRouter(include_in_schema=False)
 SORTS = ("per_gpu_hour", "provider", "gpu", "billing", "age")
 ROWS_SHOWN = 300
 """Rows on the page (the API returns them all): 300 rows keep the page light."""
-FILTERS = (("gpu", "rtx-4090"), ("provider", "autodl"), ("region", "cn"), ("billing", "spot"),
-           ("max_price", "2.5"))  # fmt: skip
+FILTERS = (
+    ("gpu", "rtx-4090"),
+    ("provider", "autodl"),
+    ("region", "cn"),
+    ("billing", "spot"),
+    ("max_price", "2.5"),
+)
 
 
 def _age_days(row: dict[str, Any], today: dt.date) -> int | None:
@@ -33,7 +38,9 @@ def _age_days(row: dict[str, Any], today: dt.date) -> int | None:
         return None
 
 
-def _sorted(rows: list[dict[str, Any]], sort: str, desc: bool, today: dt.date) -> list[dict[str, Any]]:
+def _sorted(
+    rows: list[dict[str, Any]], sort: str, desc: bool, today: dt.date
+) -> list[dict[str, Any]]:
     """Rows in the asked order; unknown ages last."""
 
     def key(r: dict[str, Any]) -> tuple[bool, Any]:
@@ -67,7 +74,7 @@ def _header(v: dict[str, str], sort: str, desc: bool) -> Markup:
 def table(data: dict[str, Any], v: dict[str, str]) -> Markup:
     """The offers, sorted, with the published price and its age."""
     today = dt.date.fromisoformat(data["today"])
-    sort = v.get("sort") if v.get("sort") in SORTS else "per_gpu_hour"
+    sort = v["sort"] if v.get("sort") in SORTS else "per_gpu_hour"
     desc = v.get("desc") == "1"
     rows = _sorted(data["offers"], sort, desc, today)
     lang = get_lang()
@@ -76,19 +83,45 @@ def table(data: dict[str, Any], v: dict[str, str]) -> Markup:
         age = _age_days(r, today)
         price = r["price"]
         stale = el("span", {"class": "stale"}, t("web.stale")) if r.get("stale") else None
-        body.append(el(
-            "tr", {},
-            el("td", {}, r["provider_name"][lang] if isinstance(r.get("provider_name"), dict) else r["provider"]),
-            el("td", {}, r["instance"]), el("td", {}, r["gpu"]), el("td", {}, t("billing." + r["billing"])),
-            el("td", {"class": "num"}, f"{r['per_gpu_hour']:.3f} {data['currency']}"),
-            el("td", {"class": "num"}, f"{price['amount']:g} {price['currency']}/{price['per']}"),
-            el("td", {"class": "num"}, t("web.age", days=age, date=r.get("date")) if age is not None
-               else t("web.undated"), stale),
-        ))  # fmt: skip
+        body.append(
+            el(
+                "tr",
+                {},
+                el(
+                    "td",
+                    {},
+                    r["provider_name"][lang]
+                    if isinstance(r.get("provider_name"), dict)
+                    else r["provider"],
+                ),
+                el("td", {}, r["instance"]),
+                el("td", {}, r["gpu"]),
+                el("td", {}, t("billing." + r["billing"])),
+                el("td", {"class": "num"}, f"{r['per_gpu_hour']:.3f} {data['currency']}"),
+                el(
+                    "td",
+                    {"class": "num"},
+                    f"{price['amount']:g} {price['currency']}/{price['per']}",
+                ),
+                el(
+                    "td",
+                    {"class": "num"},
+                    t("web.age", days=age, date=r.get("date"))
+                    if age is not None
+                    else t("web.undated"),
+                    stale,
+                ),
+            )
+        )
     more = len(rows) - ROWS_SHOWN
     return join(
         el("p", {}, t("web.offers_count", n=len(rows), currency=data["currency"])),
-        el("table", {"class": "offers"}, el("thead", {}, _header(v, sort, desc)), el("tbody", {}, *body)),
+        el(
+            "table",
+            {"class": "offers"},
+            el("thead", {}, _header(v, sort, desc)),
+            el("tbody", {}, *body),
+        ),
         el("p", {"class": "note"}, t("web.offers_more", n=more)) if more > 0 else None,
         *(el("p", {"class": "note"}, f) for f in data.get("findings", [])),
         el("p", {"class": "note"}, data["hint"]) if data.get("hint") else None,
@@ -104,11 +137,22 @@ def _render(v: dict[str, str], lang: Lang) -> tuple[str, int]:
     except UserError as exc:
         error, status = exc.render(), 400
     boxes = [field(t(f"web.f_{n}"), text_input(n, v.get(n), hint)) for n, hint in FILTERS]
-    form = el("form", {"method": "get", "action": "/offers", "class": "grid"}, *boxes,
-              field(t("web.f_currency"), currency_select(v.get("currency"), lang)),
-              el("button", {"type": "submit"}, t("web.offers_submit")))  # fmt: skip
-    page = document("offers", lang, t("web.nav_offers"), el("p", {}, t("web.offers_intro")),
-                    error_box(error), form, body)  # fmt: skip
+    form = el(
+        "form",
+        {"method": "get", "action": "/offers", "class": "grid"},
+        *boxes,
+        field(t("web.f_currency"), currency_select(v.get("currency"), lang)),
+        el("button", {"type": "submit"}, t("web.offers_submit")),
+    )
+    page = document(
+        "offers",
+        lang,
+        t("web.nav_offers"),
+        el("p", {}, t("web.offers_intro")),
+        error_box(error),
+        form,
+        body,
+    )
     return page, status
 
 

@@ -49,11 +49,17 @@ def plan_form(v: dict[str, str], lang: Lang) -> Markup:
     personas = [("", "—"), ("example", t("web.persona_example"))] + [
         (p, t(f"web.persona_{p.replace('-', '_')}")) for p in PERSONAS
     ]
-    kinds = [("", "—"), ("train", t("web.kind_train")), ("serve", t("web.kind_serve")),
-             ("local", t("web.kind_local"))]  # fmt: skip
+    kinds = [
+        ("", "—"),
+        ("train", t("web.kind_train")),
+        ("serve", t("web.kind_serve")),
+        ("local", t("web.kind_local")),
+    ]
     modes = [("", "—"), *((m, m) for m in ("full", "lora", "qlora", "freeze"))]
     per = [("month", t("web.per_month")), ("total", t("web.per_total"))]
-    boxes = [field(t(f"web.f_{name}"), text_input(name, v.get(name), hint)) for name, hint in TEXT_FIELDS]
+    boxes = [
+        field(t(f"web.f_{name}"), text_input(name, v.get(name), hint)) for name, hint in TEXT_FIELDS
+    ]
     return el(
         "form",
         {"method": "post", "action": "/plan", "class": "grid"},
@@ -102,8 +108,14 @@ def _option_name(o: dict[str, Any]) -> str:
 def options_table(report: dict[str, Any]) -> Markup:
     """The ranked options, with each option's risks under its name."""
     cur = report["currency"]
-    head = el("tr", {}, *(el("th", {}, t(f"web.col_{c}")) for c in
-              ("rank", "option", "kind", "total", "monthly", "time", "speed", "memory")))  # fmt: skip
+    head = el(
+        "tr",
+        {},
+        *(
+            el("th", {}, t(f"web.col_{c}"))
+            for c in ("rank", "option", "kind", "total", "monthly", "time", "speed", "memory")
+        ),
+    )
     rows = []
     for i, o in enumerate(report["options"], start=1):
         risks = el("ul", {"class": "risks"}, *(el("li", {}, r["text"]) for r in o["risks"]))
@@ -115,14 +127,26 @@ def options_table(report: dict[str, Any]) -> Markup:
                 el("td", {}, i),
                 el("td", {}, el("strong", {}, _option_name(o)), risks if o["risks"] else None),
                 el("td", {}, t(f"web.kind_{o['kind']}")),
-                el("td", {"class": "num"}, _money(o["total_cost"], cur),
-                   el("small", {}, t("web.unpriced", items=unpriced)) if unpriced else None),
+                el(
+                    "td",
+                    {"class": "num"},
+                    _money(o["total_cost"], cur),
+                    el("small", {}, t("web.unpriced", items=unpriced)) if unpriced else None,
+                ),
                 el("td", {"class": "num"}, _money(o["monthly_cost"], cur)),
-                el("td", {"class": "num"}, "—" if o["time_hours"] is None else f"{o['time_hours']:,.1f} h"),
+                el(
+                    "td",
+                    {"class": "num"},
+                    "—" if o["time_hours"] is None else f"{o['time_hours']:,.1f} h",
+                ),
                 el("td", {"class": "num"}, f"{o['tokens_per_s']:,.0f}"),
-                el("td", {"class": "num"}, f"{o['memory_per_gpu_bytes'] / 2**30:.1f} / "
-                   f"{o['memory_capacity_bytes'] / 2**30:.0f} GiB"),
-            )  # fmt: skip
+                el(
+                    "td",
+                    {"class": "num"},
+                    f"{o['memory_per_gpu_bytes'] / 2**30:.1f} / "
+                    f"{o['memory_capacity_bytes'] / 2**30:.0f} GiB",
+                ),
+            )
         )
     return el("table", {"class": "options"}, el("thead", {}, head), el("tbody", {}, *rows))
 
@@ -143,15 +167,25 @@ def chart_block(result: Any, lang: Lang) -> Markup:
         return join()
     marks = timeline["chart"]["break_even_months"]
     if timeline["chart"]["own"] and len(timeline["options"]) > 1:
-        caption = t("web.break_even", month=next(iter(marks.values()))) if marks else t("web.no_break_even")
+        caption = (
+            t("web.break_even", month=next(iter(marks.values())))
+            if marks
+            else t("web.no_break_even")
+        )
     else:
         caption = t("web.one_side")
-    return el("figure", {"class": "chart"}, cost_chart(timeline, lang), el("figcaption", {}, caption))
+    return el(
+        "figure", {"class": "chart"}, cost_chart(timeline, lang), el("figcaption", {}, caption)
+    )
 
 
 def _downloads(v: dict[str, str]) -> Markup:
     """Buttons that post the same inputs again for the Markdown or JSON file."""
-    hidden = [el("input", {"type": "hidden", "name": k, "value": val}) for k, val in v.items() if k != "format"]
+    hidden = [
+        el("input", {"type": "hidden", "name": k, "value": val})
+        for k, val in v.items()
+        if k != "format"
+    ]
     return el(
         "form",
         {"method": "post", "action": "/plan/download", "class": "downloads"},
@@ -164,7 +198,9 @@ def _downloads(v: dict[str, str]) -> Markup:
 def results(result: Any, v: dict[str, str], lang: Lang) -> Markup:
     """Everything the CLI prints for a plan, as HTML."""
     report = result.report
-    answers = el("ol", {"class": "answers"}, *(el("li", {}, line) for line in report["answer_text"]))
+    answers = el(
+        "ol", {"class": "answers"}, *(el("li", {}, line) for line in report["answer_text"])
+    )
     table = options_table(report) if report["options"] else join()
     return join(
         el("section", {"class": "answers"}, el("h2", {}, t("web.answers")), answers),
@@ -179,8 +215,15 @@ def results(result: Any, v: dict[str, str], lang: Lang) -> Markup:
 
 
 def _page(lang: Lang, v: dict[str, str], body: Markup, error: str | None) -> str:
-    return document("plan", lang, t("web.nav_plan"), el("p", {}, t("web.plan_intro")),
-                    error_box(error), plan_form(v, lang), body)  # fmt: skip
+    return document(
+        "plan",
+        lang,
+        t("web.nav_plan"),
+        el("p", {}, t("web.plan_intro")),
+        error_box(error),
+        plan_form(v, lang),
+        body,
+    )
 
 
 def _run(v: dict[str, str], lang: Lang) -> tuple[str, int]:
@@ -246,5 +289,9 @@ async def plan_download(request: Request) -> Response:
     v = parse_form(await request.body())
     body, media, status = await run_in_threadpool(in_lang, lang, _download, v)
     ext = "json" if media == "application/json" else "md"
-    headers = {"content-disposition": f'attachment; filename="gpuwise-plan.{ext}"'} if status == 200 else {}
+    headers = (
+        {"content-disposition": f'attachment; filename="gpuwise-plan.{ext}"'}
+        if status == 200
+        else {}
+    )
     return Response(body, media_type=media, status_code=status, headers=headers)

@@ -76,7 +76,10 @@ class Guard:
         origin = headers.get("origin")
         if scope["method"] == "POST" and origin and urlsplit(origin).netloc != host:
             return 403, "web.cross_site"
-        if len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") > URL_MAX_BYTES:
+        if (
+            len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            > URL_MAX_BYTES
+        ):
             return 414, "web.url_too_long"
         length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > BODY_MAX_BYTES:

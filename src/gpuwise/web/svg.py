@@ -22,11 +22,25 @@ _DROP = (
     re.compile(r"<style[^>]*>.*?</style>\s*", re.S),
 )
 _PRESENTATION = {
-    "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-linecap",
-    "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset", "stroke-miterlimit", "opacity",
-    "font-size", "font-family", "font-weight", "font-style", "text-anchor", "clip-path",
+    "fill",
+    "fill-opacity",
+    "stroke",
+    "stroke-width",
+    "stroke-opacity",
+    "stroke-linecap",
+    "stroke-linejoin",
+    "stroke-dasharray",
+    "stroke-dashoffset",
+    "stroke-miterlimit",
+    "opacity",
+    "font-size",
+    "font-family",
+    "font-weight",
+    "font-style",
+    "text-anchor",
+    "clip-path",
     "dominant-baseline",
-}  # fmt: skip
+}
 
 
 def _attributes(style: str) -> str:
@@ -47,7 +61,9 @@ def csp_safe(svg: str) -> Markup:
     for rx in _DROP:
         svg = rx.sub("", svg)
     svg = _STYLE_ATTR.sub(lambda m: _attributes(m.group(1)), svg)
-    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r'<svg \1class="chart"', svg, count=1)
+    svg = re.sub(
+        r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r'<svg \1class="chart"', svg, count=1
+    )
     svg = svg.replace("<svg ", '<svg role="img" ', 1)
     return Markup(svg.strip())
 
@@ -61,9 +77,18 @@ def cost_chart(timeline: dict[str, Any], lang: Lang) -> Markup:
 
 GIB = 2**30
 BAR_COLOURS = (
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6",
-)  # fmt: skip
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#86bcb6",
+)
 
 
 def memory_bar(breakdown: dict[str, int], capacity_bytes: int | None) -> Markup:
@@ -79,27 +104,59 @@ def memory_bar(breakdown: dict[str, int], capacity_bytes: int | None) -> Markup:
         colour = BAR_COLOURS[i % len(BAR_COLOURS)]
         label = t(f"part.{name}")
         rects.append(
-            el("rect", {"x": f"{left:.1f}", "y": 8, "width": f"{w:.1f}", "height": bar_h, "fill": colour},
-               el("title", {}, f"{label}: {value / GIB:.2f} GiB"))
-        )  # fmt: skip
+            el(
+                "rect",
+                {"x": f"{left:.1f}", "y": 8, "width": f"{w:.1f}", "height": bar_h, "fill": colour},
+                el("title", {}, f"{label}: {value / GIB:.2f} GiB"),
+            )
+        )
         legend.append(
-            el("li", {}, el("svg", {"width": 12, "height": 12, "aria_hidden": "true"},
-                            el("rect", {"width": 12, "height": 12, "fill": colour})),
-               f" {label}: {value / GIB:.2f} GiB")
-        )  # fmt: skip
+            el(
+                "li",
+                {},
+                el(
+                    "svg",
+                    {"width": 12, "height": 12, "aria_hidden": "true"},
+                    el("rect", {"width": 12, "height": 12, "fill": colour}),
+                ),
+                f" {label}: {value / GIB:.2f} GiB",
+            )
+        )
         left += w
     marks = []
     if capacity_bytes:
         x = width * capacity_bytes / scale_max
-        marks.append(el("line", {"x1": f"{x:.1f}", "x2": f"{x:.1f}", "y1": 0, "y2": 52,
-                                 "stroke": "#000", "stroke-width": 2, "stroke-dasharray": "4,3"}))  # fmt: skip
+        marks.append(
+            el(
+                "line",
+                {
+                    "x1": f"{x:.1f}",
+                    "x2": f"{x:.1f}",
+                    "y1": 0,
+                    "y2": 52,
+                    "stroke": "#000",
+                    "stroke-width": 2,
+                    "stroke-dasharray": "4,3",
+                },
+            )
+        )
         anchor = "end" if x > width / 2 else "start"
-        marks.append(el("text", {"x": f"{x:.1f}", "y": 66, "text-anchor": anchor, "font-size": 12},
-                        t("web.capacity", gib=f"{capacity_bytes / GIB:.1f}")))  # fmt: skip
+        marks.append(
+            el(
+                "text",
+                {"x": f"{x:.1f}", "y": 66, "text-anchor": anchor, "font-size": 12},
+                t("web.capacity", gib=f"{capacity_bytes / GIB:.1f}"),
+            )
+        )
     svg = el(
         "svg",
-        {"viewBox": f"0 0 {width:.0f} 72", "class": "bar", "role": "img",
-         "aria-label": t("web.memory_bar", gib=f"{total / GIB:.2f}")},
-        *rects, *marks,
-    )  # fmt: skip
+        {
+            "viewBox": f"0 0 {width:.0f} 72",
+            "class": "bar",
+            "role": "img",
+            "aria-label": t("web.memory_bar", gib=f"{total / GIB:.2f}"),
+        },
+        *rects,
+        *marks,
+    )
     return el("figure", {}, svg, el("ul", {"class": "legend"}, *legend))
