@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-EXTERNAL = re.compile(r"""(?:src|href|action|xlink:href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?(?:https?:)?//""", re.I)
+EXTERNAL = re.compile(
+    r"""(?:src|href|action|xlink:href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?(?:https?:)?//""",
+    re.I,
+)
 
 
 def _checked(response: Any) -> str:
@@ -21,7 +24,8 @@ def _checked(response: Any) -> str:
     assert not EXTERNAL.search(html), EXTERNAL.search(html)
     assert "<script" not in html and "<style" not in html and " style=" not in html
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "").replace(
-        'xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+        'xmlns:xlink="http://www.w3.org/1999/xlink"', ""
+    )
     assert "https://" not in html
     return html
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 NAME_MAX_CHARS = 200
 """A model, GPU, provider or region name: the longest real one is under 80 characters."""
@@ -40,6 +40,16 @@ class Request(BaseModel):
     """Unknown fields are errors (a typo never silently changes an answer)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_default(cls, data: Any) -> Any:
+        """`"hours_per_day": null` is the flag not given: the CLI's default, never a None
+        where a number is needed."""
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {k: v for k, v in data.items() if v is not None or k not in fields}
 
 
 class PlanRequest(Request):
