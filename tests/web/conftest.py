@@ -1,5 +1,5 @@
 """The web app under test: FastAPI's TestClient, addressed as 127.0.0.1 (the server answers
-loopback Host names only). Skipped with a reason where the `web` extra is not installed."""
+loopback Host names only)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi", reason="gpuwise serve needs the web extra (pip install '.[web]')")
-pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (the dev extra)")
-
+WEB_EXTRA = "gpuwise serve needs the web extra and httpx (pip install '.[dev]')"
+"""Each test module skips itself with this reason where fastapi or httpx is missing."""
 BASE = "http://127.0.0.1:8000"
 
 

@@ -9,6 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import WEB_EXTRA
+
+pytest.importorskip("fastapi", reason=WEB_EXTRA)
+pytest.importorskip("httpx", reason=WEB_EXTRA)
+
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 JSON = {"content-type": "application/json"}
 
@@ -149,6 +154,14 @@ def test_limits_host_and_origin(client: Any) -> None:
         headers={"content-type": "application/json"},
     )
     assert huge.status_code == 413
+
+    def chunks() -> Any:  # no Content-Length: counted as it arrives
+        for _ in range(4):
+            yield b" " * (1024 * 1024)
+
+    for path in ("/api/plan", "/doctor"):
+        streamed = client.post(path, content=chunks(), headers=JSON)
+        assert streamed.status_code == 413, (path, streamed.text)
     paste = client.post("/api/doctor_from_paste", json={"text": "x" * (2 * 1024 * 1024 + 1)})
     assert paste.status_code == 422 and "text" in paste.json()["error"]
     rebinding = client.get("/plan", headers={"host": "attacker.example"})

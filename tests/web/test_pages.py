@@ -7,6 +7,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.web.conftest import WEB_EXTRA
+
+pytest.importorskip("fastapi", reason=WEB_EXTRA)
+pytest.importorskip("httpx", reason=WEB_EXTRA)
+
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 EXTERNAL = re.compile(
     r"""(?:src|href|action|xlink:href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?(?:https?:)?//""",

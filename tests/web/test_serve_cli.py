@@ -13,6 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import WEB_EXTRA
+
+pytest.importorskip("fastapi", reason=WEB_EXTRA)
+pytest.importorskip("uvicorn", reason=WEB_EXTRA)
+
 SRC = str(Path(__file__).parents[2] / "src")
 
 

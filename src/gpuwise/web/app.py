@@ -87,6 +87,8 @@ def _handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, BodyTooLarge):  # FastAPI wraps body-reading errors
+            return _json_error(request, 413, "web.too_large")
         key = {404: "web.not_found", 405: "web.bad_method"}.get(exc.status_code, "web.bad_request")
         return _json_error(request, exc.status_code, key)
 
