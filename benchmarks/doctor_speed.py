@@ -64,9 +64,9 @@ def pastes() -> dict[str, str]:
 
 def in_process_paste(text: str, runs: int) -> tuple[list[float], int]:
     from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.compat import CompatTables
     from gpuwise.doctor.paste.model import Text
     from gpuwise.doctor.paste.report import make_paste_report
-    from gpuwise.doctor.tables import CompatTables
 
     tables = CompatTables.from_catalog(load_catalog())
     times, blocks = [], 0

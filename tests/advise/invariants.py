@@ -11,6 +11,7 @@ from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.precision import format_support, weight_format_key
+from gpuwise.catalog.systems import market_of, sold_as_system, sold_in, training_refusal
 from gpuwise.estimate.constants import MemoryConstants
 
 
@@ -46,8 +47,42 @@ def check_option(cat: Catalog, plan: Plan, o: Option) -> None:
         buyer, _ = buyer_of(region, plan.currency)
         assert buyer not in c.gpu.export_restricted_in, (c.label, buyer)
         assert _platform_takes(cat, o), (c.label, o.platform, c.gpu.cooling)
+        check_purchasable_unit(o, market_of(buyer))
+    check_can_train(cat, plan, o)
     if c.kind == "rent" and c.offer and c.offer.node_gpus:
         assert c.count >= c.offer.node_gpus * c.gpu.devices_per_card, c.label
+
+
+def check_purchasable_unit(o: Option, market: str) -> None:
+    """Every own purchase is a unit someone sells: a card bought singly (PCIe, an Apple Mac), or
+    whole systems of the catalog sold in the buyer's market, priced as one item (no host added
+    on top), holding at least the devices the job uses; an unused device is said, with its
+    number."""
+    c = o.candidate
+    if sold_as_system(c.gpu):
+        assert c.system is not None, c.label
+    if c.system is None:
+        return
+    assert c.system.gpu == c.gpu.id, c.label
+    assert sold_in(c.system, market), (c.label, market)
+    bought = c.systems * c.system.gpus * c.gpu.devices_per_card
+    assert 0 < c.count <= bought, c.label
+    assert not {"cards", "host"} & {*o.cost.items, *o.cost.unpriced}, (c.label, o.cost.items)
+    assert "system" in o.cost.items or "system" in o.cost.unpriced, c.label
+    idle = [p for k, p in o.risks if k == "risk.idle_devices"]
+    if bought > c.count:
+        assert idle and idle[0]["idle"] == bought - c.count, (c.label, idle)
+    else:
+        assert not idle, c.label
+
+
+def check_can_train(cat: Catalog, plan: Plan, o: Option) -> None:
+    """No training option, bought or rented, on a card that cannot train with the job's
+    frameworks (inference-only parts: Atlas 300I Duo / Ascend 310P, AWS Inferentia2)."""
+    s = plan.scenario
+    if s.workload.kind == "train":
+        refusal = training_refusal(cat, o.candidate.gpu.id, s.feature_names())
+        assert refusal is None, (o.candidate.label, refusal)
 
 
 def check_ranked(plan: Plan, o: Option) -> None:
@@ -80,7 +115,8 @@ def check_plan(cat: Catalog, plan: Plan) -> None:
 def _seller_format(o: Option) -> tuple[object, ...]:
     c = o.candidate
     seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
-    return (c.kind, c.gpu.id, c.already_owned, *seller, c.billing, o.sized.quant)
+    system = c.system.id if c.system else ""
+    return (c.kind, c.gpu.id, c.already_owned, *seller, system, c.billing, o.sized.quant)
 
 
 def check_more_devices_faster(plan: Plan) -> None:

@@ -106,9 +106,8 @@ def test_more_budget_never_makes_a_feasible_plan_infeasible(data: dict[str, Any]
     twice = {**scenario.budget.model_dump(), "amount": scenario.budget.amount * 2}
     doubled = apply_patch(scenario, {"budget": twice})
     richer = make_plan(cat, doubled, TODAY, fixes=False)
-    if plan.options:
-        assert richer.options
-        assert richer.options[0].cost.total <= plan.options[0].cost.total + 1e-6
+    if plan.options:  # (the best may get dearer: local chat sets rentals aside once a card
+        assert richer.options  # of one's own fits, the guide's rule, so only feasibility holds)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -157,6 +157,52 @@ EXPECT: dict[str, Any] = {
 }
 
 
+def _all_options(plan: Plan) -> tuple[Any, ...]:
+    return (*plan.options, *plan.unchecked, *plan.infeasible, *plan.set_aside)
+
+
+def _cheapest_infeasible(plan: Plan) -> Any:
+    assert plan.infeasible, "no infeasible option"
+    return min(plan.infeasible, key=lambda o: o.cost.total)
+
+
+def _system_id(o: Any) -> str | None:
+    return o.candidate.system.id if o.candidate.system else None
+
+
+def _own_gpu_only_as_system(plan: Plan, want: dict[str, Any]) -> None:
+    for o in _all_options(plan):
+        c = o.candidate
+        if c.kind == "own" and not c.already_owned and c.gpu.id in want:
+            _check_in(_system_id(o), want[c.gpu.id])
+
+
+def _within_budget_total(plan: Plan, _: bool) -> None:
+    s = plan.scenario
+    assert s.budget and plan.options
+    for o in plan.options:
+        assert o.cost.total <= s.budget.amount + 1e-6, o.candidate.label
+
+
+SYSTEM_EXPECT: dict[str, Any] = {
+    "no_ranked": lambda p, w: _check(not p.options, [o.candidate.label for o in p.options]),
+    "cheapest_infeasible_system": lambda p, w: _check_in(_system_id(_cheapest_infeasible(p)), w),
+    "cheapest_infeasible_idle": lambda p, w: _check(
+        _cheapest_infeasible(p).candidate.idle_devices == w, _cheapest_infeasible(p).candidate
+    ),
+    "top_form_factor": lambda p, w: _check_in(_best(p).candidate.gpu.form_factor, w),
+    "top_not_system": lambda p, w: _check(_best(p).candidate.system is None, _best(p).candidate),
+    "top_system_in": lambda p, w: _check_in(_system_id(_best(p)), w),
+    "gpu_never": lambda p, w: _check(
+        not [o.candidate.label for o in _all_options(p) if o.candidate.gpu.id in w], w
+    ),
+    "dropped_rule": lambda p, w: _check(p.dropped.get(w, 0) > 0, p.dropped),
+    "own_gpu_only_as_system": _own_gpu_only_as_system,
+    "within_budget_total": _within_budget_total,
+}
+EXPECT.update(SYSTEM_EXPECT)
+
+
 def _check(ok: object, what: object) -> None:
     assert ok, what
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from gpuwise.catalog import load_catalog
+from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.tables import CompatTables
 from gpuwise.doctor.view import Facts
 from gpuwise.probe.result import Found, Missing, ProbeResult
 

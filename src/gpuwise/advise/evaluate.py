@@ -19,10 +19,11 @@ from gpuwise.catalog import Catalog
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
 from gpuwise.cost.model import PriceRef, busy_hours_per_month
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
+from gpuwise.cost.system import as_system_cost, resolve_system
 from gpuwise.errors import UserError
 
 Fired = tuple[str, dict[str, Any]]
-CAPEX_ITEMS = {"cards", "host", "compute"}
+CAPEX_ITEMS = {"cards", "host", "system", "compute"}
 """Items without which a total is only a floor: the hardware, or the instance itself."""
 
 
@@ -67,6 +68,22 @@ class Option:
     def checked(self) -> bool:
         """Every limit the scenario sets could be checked for this option."""
         return not self.unchecked
+
+
+def best_use_of_each_system(ranked: list[Option]) -> list[Option]:
+    """Only the best-ranked way to use each system purchase: the same servers bought with
+    fewer or more of their devices busy are the same money spent, so the list shows it once."""
+    seen: set[tuple[str, int]] = set()
+    out: list[Option] = []
+    for o in ranked:
+        c = o.candidate
+        if c.system is not None and not c.already_owned:
+            key = (c.system.id, c.systems)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(o)
+    return out
 
 
 def incomplete_capex(o: Option) -> bool:
@@ -119,6 +136,8 @@ def _price_machine(
     """Cost one machine of the candidate over the project."""
     busy, run_hours = usage_hours(s, sized)
     try:
+        if c.kind == "own" and c.system is not None and not c.already_owned:
+            return _price_system(cat, ctx, c, sized, busy, run_hours, s)
         if c.kind == "own":
             own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, own_options(s, c))
             cost = own_cost(own.spec, busy, s.months)
@@ -147,6 +166,27 @@ def _price_machine(
         return option
     except UserError:
         return None
+
+
+def _price_system(
+    cat: Catalog,
+    ctx: Context,
+    c: Candidate,
+    sized: Sized,
+    busy: float,
+    run_hours: float | None,
+    s: Scenario,
+) -> Option:
+    """One whole system: its price covers the host, so no host is added; unused devices idle
+    (`price` multiplies it by the systems bought)."""
+    assert c.system is not None
+    own = resolve_system(cat, ctx, c.system, 1, c.node_devices, OwnOptions(), c.market)
+    cost = as_system_cost(own_cost(own.spec, busy, s.months), own.system_priced)
+    stale = sum(p.stale for p in own.prices)
+    option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
+    option.platform = own.platform
+    option.prices = own.prices
+    return option
 
 
 def own_options(s: Scenario, c: Candidate) -> OwnOptions:

@@ -24,6 +24,8 @@ def money(amount: float, currency: str) -> str:
 def _label(o: Option) -> str:
     """An option as people read it: 'rtx-4090×2', or '算家云 RTX 4090 ×1 (按量) (rtx-4090×1)'."""
     c = o.candidate
+    if c.kind == "own" and c.system is not None:
+        return f"{c.system.id}×{c.nodes}"
     machines = t("plan.machines_short", n=c.nodes) if c.nodes > 1 else ""
     if c.kind == "own":
         return f"{c.gpu.id}×{c.cards or c.count}{machines}"
@@ -163,7 +165,13 @@ def _dropped_rules(plan: Plan) -> list[Fired]:
     """Why whole groups of options are missing: export rules, rent-only chips, spot, region."""
     out: list[Fired] = []
     ex, n = plan.dropped_examples, plan.dropped
-    for rule in ("export-restricted", "rent-only-hardware"):
+    for rule in (
+        "export-restricted",
+        "rent-only-hardware",
+        "no-system-listed",
+        "system-not-sold-here",
+        "cannot-train",
+    ):
         if n.get(rule):
             out.append(
                 (rule, {"cards": ", ".join(ex.get(rule, [])) + (" …" if n[rule] > 4 else "")})
@@ -246,7 +254,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     if other_own and other_rent and other_own.own_spec and other_rent.rent_spec:
         out.append(_buy_vs_rent(plan, other_own, other_rent))
     if own and s.months <= 3 and "resale" in own.cost.items:
-        capex = own.cost.items.get("cards", 0.0) + own.cost.items.get("host", 0.0)
+        capex = sum(own.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
         resale = -own.cost.items.get("resale", 0.0)
         out.append(
             (

@@ -18,7 +18,13 @@ from typing import Any
 
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.engines import EngineChoice, choose_engine
-from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex, price
+from gpuwise.advise.evaluate import (
+    Option,
+    best_use_of_each_system,
+    check_constraints,
+    incomplete_capex,
+    price,
+)
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -154,7 +160,8 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
     for o in options:
         c = o.candidate
         seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
-        key = (c.kind, c.gpu.id, c.already_owned, *seller, c.billing, o.sized.quant)
+        system = c.system.id if c.system else ""  # two systems of one card are two sellers
+        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, c.billing, o.sized.quant)
         groups.setdefault(key, []).append(o)
     kept: list[Option] = []
     for group in groups.values():
@@ -231,6 +238,8 @@ def _answers(options: list[Option]) -> dict[str, Any]:
         "vendor": best.candidate.gpu.vendor,
         "card": best.candidate.gpu.id,
         "count": best.candidate.cards or best.candidate.count,
+        "system": best.candidate.system.id if best.candidate.system else None,
+        "systems": best.candidate.systems or None,
         "cloud": cloud,
     }
 
@@ -265,6 +274,7 @@ def make_plan(
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     found.options = drop_slower_with_more(found.options, cs)
     ranked, unchecked, infeasible = _classify(s, found.options, budget)
+    ranked, unchecked = best_use_of_each_system(ranked), best_use_of_each_system(unchecked)
     set_aside: list[Option] = []
     if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):
         # local chat runs on your own machine; the guide rents only when no card fits

@@ -9,6 +9,7 @@ from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.systems import sold_as_system
 from gpuwise.estimate.memory import gpu_capacity_bytes
 
 Fired = tuple[str, dict[str, Any]]
@@ -96,6 +97,27 @@ def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) 
         o.rules.append(("owned-hardware", {"gpu": g.name, "count": c.cards or c.count}))
     if g.whole_system and c.kind == "own":
         o.rules.append(("whole-system", {"gpu": g.name, "memory_gb": g.memory_gb}))
+    if c.system is not None and c.kind == "own" and not c.already_owned:
+        _system_rules(o)
+
+
+def _system_rules(o: Option) -> None:
+    """A whole system bought: say so, and how many of its devices the job leaves idle."""
+    c, g = o.candidate, o.candidate.gpu
+    assert c.system is not None
+    if sold_as_system(g):
+        params = {"gpu": g.name, "form": g.form_factor.upper(), "system": c.system.name}
+        o.rules.append(
+            ("bought-as-system", {**params, "count": c.systems, "cards": c.cards * c.nodes})
+        )
+    if c.idle_devices:
+        total = c.count + c.idle_devices
+        o.risks.append(
+            (
+                "risk.idle_devices",
+                {"system": c.system.name, "used": c.count, "total": total, "idle": c.idle_devices},
+            )
+        )
 
 
 def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:

@@ -28,6 +28,9 @@ def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
         "count": c.cards or c.count,
         "devices": c.count,
         "machines": c.nodes,
+        "system": c.system.id if c.system else None,
+        "systems": c.nodes if c.system else None,
+        "idle_devices": c.idle_devices,
         "provider": c.provider.id if c.provider else None,
         "provider_name": provider_name(cat, c.provider.id) if c.provider else None,
         "instance": c.offer.instance if c.offer else None,
@@ -101,7 +104,7 @@ def _first_line(plan: Plan) -> str:
     """Buy or rent, with the cost; a total with unpriced parts is called a floor, not the least."""
     a, best, cur = plan.answers, plan.options[0], plan.currency
     c = best.candidate
-    if {"cards", "host"} & set(best.cost.unpriced):
+    if {"cards", "host", "system"} & set(best.cost.unpriced):
         return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
     if best.cost.unpriced:
@@ -122,7 +125,15 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     if t(f"vendor.{a['vendor']}", lang="en").lower() in gpu.name.lower():
         vendor = ""  # the card's name says it: 'Huawei Atlas 300I Duo', not '华为 Huawei …'
     card = f"{vendor} {gpu.name}".strip()
-    lines.append(t("plan.answer_card", card=card, count=a["count"]))
+    system = plan.options[0].candidate.system
+    if system is not None:
+        cards = a["count"] * a["systems"]
+        line = t(
+            "plan.answer_system", system=system.name, count=a["systems"], cards=cards, card=card
+        )
+        lines.append(line)
+    else:
+        lines.append(t("plan.answer_card", card=card, count=a["count"]))
     if a["cloud"]:
         lines.append(
             t(

@@ -143,6 +143,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     "resale": ("gpu", "date", "months_since_launch"),
     "bench_reference": ("metric", "architecture"),
     "measured_rate": ("gpu", "metric", "engine"),
+    "training_support": ("gpu", "framework"),
 }
 """Entries without an `id` are matched by these fields when an override corrects them."""
 SINGLETONS = (

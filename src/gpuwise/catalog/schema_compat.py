@@ -64,18 +64,43 @@ class TorchWheelArch(Sourced):
 
 
 class GpuArchSupport(Sourced):
-    """How long one NVIDIA GPU architecture is supported: the last driver branch that drives
-    it and the last PyTorch release (with the CUDA build) that ships code for it.
+    """The support window of one NVIDIA GPU architecture (NVIDIA's CUDA toolkit, driver and
+    architecture matrix): the first CUDA toolkit that compiles for it — so the first driver
+    that knows it is that toolkit's GA driver, and no binary built with an older CUDA carries
+    code for it — the last driver branch that drives it, and the last PyTorch release (with the
+    CUDA build) that ships code for it.
 
-    Empty fields mean "still supported" (or not known to have ended): nothing is guessed.
+    Empty fields mean "not known" or "still supported": nothing is guessed.
     """
 
     arch: str = Field(pattern=r"^[a-z]+$")  # "kepler", "maxwell", "pascal", "volta", …
     cc_min: str = Field(pattern=r"^\d+\.\d+$")
     cc_max: str = Field(pattern=r"^\d+\.\d+$")
+    first_cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+    open_modules_only: bool = False  # only NVIDIA's open kernel modules drive it
     last_driver_branch: str = Field(default="", pattern=r"^(\d+)?$")
     last_torch: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
     last_torch_cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+
+
+class DriverBranch(Sourced):
+    """A data-centre driver branch NVIDIA supports, its designation and end of life (the
+    branch an install script pins when the machine's own driver is not known)."""
+
+    branch: str = Field(pattern=r"^\d+$")
+    designation: Literal["lts", "production", "new_feature"]
+    end_of_life: str = Field(default="", pattern=r"^(\d{4}-\d{2})?$")
+    max_cuda_major: int = Field(ge=9, le=20)
+
+
+class OsGpuSupport(Sourced):
+    """Whether a GPU vendor's compute stack runs on an operating system at all (NVIDIA CUDA
+    has no macOS support since CUDA 10.2), and the last toolkit that did."""
+
+    vendor: Literal["nvidia", "amd"]
+    os: Literal["macos", "windows", "linux"]
+    supported: bool
+    last_cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
 
 
 class RocmGfxOverride(Sourced):
@@ -84,6 +109,12 @@ class RocmGfxOverride(Sourced):
 
     gfx: list[str] = Field(min_length=1)
     override: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+
+
+class AmdGfxTarget(Sourced):
+    """LLVM AMDGPU processor names (gfx targets) that exist, for telling a target from a typo."""
+
+    gfx: list[str] = Field(min_length=1)
 
 
 class AmdGfxCodename(Sourced):
@@ -128,6 +159,9 @@ COMPAT_KINDS: dict[str, type[BaseModel]] = {
     "gpu_arch_support": GpuArchSupport,
     "rocm_gfx_override": RocmGfxOverride,
     "amd_gfx_codename": AmdGfxCodename,
+    "amd_gfx_target": AmdGfxTarget,
     "npu_dcmi_error": NpuDcmiError,
     "torch_npu_cann": TorchNpuCann,
+    "driver_branch": DriverBranch,
+    "os_gpu_support": OsGpuSupport,
 }

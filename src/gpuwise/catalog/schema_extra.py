@@ -125,6 +125,7 @@ from gpuwise.catalog.schema_precision import PRECISION_KINDS  # noqa: E402
 from gpuwise.catalog.schema_setup import SETUP_KINDS  # noqa: E402
 from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
 from gpuwise.catalog.schema_supervise import SUPERVISE_KINDS  # noqa: E402
+from gpuwise.catalog.schema_systems import SYSTEM_KINDS  # noqa: E402
 
 EXTRA_KINDS: dict[str, type[BaseModel]] = {
     "weight_format": WeightFormat,
@@ -152,3 +153,4 @@ EXTRA_KINDS.update(SUPERVISE_KINDS)
 EXTRA_KINDS.update(AUDIT_KINDS)
 EXTRA_KINDS.update(SETUP_KINDS)
 EXTRA_KINDS.update(BENCH_KINDS)
+EXTRA_KINDS.update(SYSTEM_KINDS)

@@ -1,6 +1,7 @@
 """Typed tables for `gpuwise setup`: exact release pins, base images that exist, and what each
-package needs of a GPU. They extend the doctor's compatibility tables (schema_compat), which
-still answer "which PyTorch release and CUDA variant fit this GPU, driver and Python".
+package needs of a GPU. They extend the compatibility tables (schema_compat, read through
+catalog.compat by both `doctor` and `setup`), which answer "which PyTorch release and CUDA
+variant fit this GPU, driver and Python".
 
 Registered through SETUP_KINDS (see schema_extra.EXTRA_KINDS); the data is data/compat/setup.toml.
 """
@@ -14,6 +15,7 @@ from pydantic import BaseModel, Field
 from gpuwise.catalog.schema import Sourced
 
 _OPT_VERSION = r"^(\d+(\.\d+)*)?$"
+_MONTH = r"^(\d{4}-\d{2}(-\d{2})?)?$"
 
 
 class TorchBuild(Sourced):
@@ -26,6 +28,7 @@ class TorchBuild(Sourced):
     torch: str = Field(pattern=r"^\d+\.\d+\.\d+$")
     torchvision: str = Field(pattern=r"^\d+\.\d+\.\d+$")
     torchaudio: str = Field(default="", pattern=r"^(\d+\.\d+\.\d+)?$")
+    released: str = Field(default="", pattern=_MONTH)  # "2026-10": when it was published
 
 
 class BaseImage(Sourced):
@@ -41,6 +44,7 @@ class BaseImage(Sourced):
     cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
     os: str = Field(default="", pattern=r"^(ubuntu\d\d\.\d\d)?$")
     variant: str = ""
+    released: str = Field(default="", pattern=_MONTH)
     app_uid: int = Field(default=0, ge=0, le=65535)
     """A UID no user of the image holds, for the non-root user (0: not known, use a name)."""
 
@@ -54,16 +58,21 @@ class PackagePin(Sourced):
     """A package version `setup` installs, and the exact torch it was built against (if any).
 
     `group` is the stack it belongs to; `wheel_cuda` is the CUDA its binary wheel on PyPI is
-    built for (empty: pure Python, or it takes whatever torch brings).
+    built for (empty: pure Python, or it takes whatever torch brings); `torch_min` and
+    `python_min`/`python_max` are the bounds its own metadata declares, which the torch and
+    Python chosen beside it must meet or pip refuses the set.
     """
 
     group: Literal["qlora", "vllm", "flash_attn"]
     package: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
     version: str = Field(pattern=r"^\d+(\.\d+)*(\.post\d+)?$")
     torch: str = Field(default="", pattern=r"^(\d+\.\d+\.\d+)?$")
+    torch_min: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
+    """The oldest PyTorch X.Y the package's own requirements accept (empty: any)."""
     wheel_cuda: str = Field(default="", pattern=r"^(\d+\.\d+)?$")
     python_min: str = Field(default="", pattern=_OPT_VERSION)
     python_max: str = Field(default="", pattern=_OPT_VERSION)
+    released: str = Field(default="", pattern=_MONTH)
 
 
 class GpuRequirement(Sourced):
@@ -89,21 +98,10 @@ class ServerDefault(Sourced):
     interval_s: int = Field(ge=1, le=3600)
 
 
-class ArchMinDriver(Sourced):
-    """The first driver branch that drives GPUs of these compute capabilities at all, and
-    whether only NVIDIA's open kernel modules do (an older driver sees no device)."""
-
-    cc_min: str = Field(pattern=r"^\d+\.\d+$")
-    cc_max: str = Field(pattern=r"^\d+\.\d+$")
-    min_driver_branch: str = Field(pattern=r"^\d+$")
-    open_modules_only: bool = False
-
-
 SETUP_KINDS: dict[str, type[BaseModel]] = {
     "torch_build": TorchBuild,
     "base_image": BaseImage,
     "package_pin": PackagePin,
     "gpu_requirement": GpuRequirement,
     "server_default": ServerDefault,
-    "arch_min_driver": ArchMinDriver,
 }

@@ -200,8 +200,8 @@ def build_report(
     import time
 
     from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.compat import CompatTables
     from gpuwise.doctor.report import make_report
-    from gpuwise.doctor.tables import CompatTables
     from gpuwise.probe.collect import collect, default_probes
     from gpuwise.probe.context import ProbeContext
     from gpuwise.probe.run import reopen

@@ -209,6 +209,8 @@ def _write(folder: Path, files: dict[str, str], force: bool) -> None:
             "setup.out_unusable", path=str(folder), problem=exc.strerror or str(exc)
         ) from exc
     for name in files:
+        if (folder / name).exists() and not force:  # a folder of files: name the folder
+            raise UserError("setup.out_exists", file=str(folder / name), folder=str(folder))
         check_output(folder / name, force, "--out")
     for name, text in files.items():
         path = folder / name
@@ -217,11 +219,17 @@ def _write(folder: Path, files: dict[str, str], force: bool) -> None:
             os.chmod(path, 0o755)
 
 
+def _shown(key: str, value: Any) -> bool:
+    """Target facts worth a word: set, and not the defaults (origin; place=native, which says
+    only that the target is not WSL 2 or Windows)."""
+    return bool(value) and key != "origin" and not (key == "place" and value == "native")
+
+
 def _print(report: dict[str, Any], explain: bool, folder: Path | None) -> None:
     from gpuwise.render.out import console
 
     con = console()
-    target = ", ".join(f"{k}={v}" for k, v in report["target"].items() if v and k != "origin")
+    target = ", ".join(f"{k}={v}" for k, v in report["target"].items() if _shown(k, v))
     con.print(t("setup.target", stack=report["stack"], target=target), highlight=False)
     refusal = report["refusal"]
     if refusal:

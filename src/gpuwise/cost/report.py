@@ -83,6 +83,10 @@ def cost_report(
     horizon = min(horizon, max(months, BREAK_EVEN_SEARCH_MONTHS))
     if own is not None:
         o = own_cost(own.spec, busy, months, idle)
+        if own.system is not None:
+            from gpuwise.cost.system import as_system_cost
+
+            o = as_system_cost(o, own.system_priced)
         options.append(
             option_dict(
                 o,
@@ -91,6 +95,8 @@ def cost_report(
                 {
                     "gpu": own.spec.gpu_id,
                     "count": own.spec.count,
+                    "system": own.system,
+                    "systems": own.systems or None,
                     "owned": own.spec.owned,
                     "platform": own.platform,
                     "psu_w": None if own.psu_w is None else round(own.psu_w),

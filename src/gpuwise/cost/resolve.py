@@ -134,6 +134,10 @@ class ResolvedOwn:
     host_parts: tuple[tuple[str, float], ...]
     prices: tuple[PriceRef, ...]
     notes: tuple[Note, ...]
+    system: str | None = None
+    """The system SKU bought whole (gpuwise.cost.system), or None for cards in a host."""
+    system_priced: bool = True
+    systems: int = 0
 
 
 def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:

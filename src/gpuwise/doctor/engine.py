@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from gpuwise.doctor import (
+    rules_arch,
     rules_general,
     rules_nccl,
     rules_nvidia,
     rules_ollama,
     rules_platform,
+    rules_runtime,
     rules_torch,
 )
 from gpuwise.doctor.inputs import Inputs, Rule
@@ -18,7 +20,9 @@ RULES: tuple[Rule, ...] = (
     *rules_general.RULES,
     *rules_nvidia.RULES,
     *rules_platform.RULES,
+    *rules_arch.RULES,
     *rules_torch.RULES,
+    *rules_runtime.RULES,
     *rules_ollama.RULES,
     *rules_nccl.RULES,
 )
@@ -26,7 +30,9 @@ FINDING_IDS: tuple[str, ...] = (
     *rules_general.IDS,
     *rules_nvidia.IDS,
     *rules_platform.IDS,
+    *rules_arch.IDS,
     *rules_torch.IDS,
+    *rules_runtime.IDS,
     *rules_ollama.IDS,
     *rules_nccl.IDS,
     "rule.crashed",

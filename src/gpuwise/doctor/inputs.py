@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.tables import CompatTables
 from gpuwise.doctor.view import Facts, Host, host
 
 

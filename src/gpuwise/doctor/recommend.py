@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuwise.doctor.arch import covered
-from gpuwise.doctor.tables import CompatTables
-from gpuwise.doctor.versions import at_least, parse, wheel_tag
+from gpuwise.catalog.compat import CompatTables
+from gpuwise.catalog.cuda_arch import covered
+from gpuwise.catalog.versions import at_least, parse, wheel_tag
 
 INDEX = "https://download.pytorch.org/whl/"
 
@@ -47,10 +47,8 @@ class Advice:
 
 
 def driver_need(tables: CompatTables, cuda: str, windows: bool) -> str | None:
-    """The driver a cuXY wheel needs: its CUDA major family's minimum (minor-version
-    compatibility, Table 2 — PyTorch wheels ship SASS, so they run on it; uv's torch-backend
-    picks wheels the same way), else the toolkit's GA driver when the family is not listed."""
-    return tables.family_min_driver(cuda) or tables.toolkit_min_driver(cuda, windows)
+    """The driver a cuXY wheel needs (see :meth:`CompatTables.driver_need`)."""
+    return tables.driver_need(cuda, windows)
 
 
 def _has_code(tables: CompatTables, release: str, cuda: str, ccs: list[str]) -> bool:

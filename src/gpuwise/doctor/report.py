@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
+from gpuwise.doctor.gpu_names import fill_capabilities
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import exit_code
 from gpuwise.doctor.summary import summary
-from gpuwise.doctor.tables import CompatTables
 from gpuwise.doctor.view import Facts
 from gpuwise.probe.result import as_dict
 
@@ -17,6 +18,7 @@ def make_report(
     facts: Facts, tables: CompatTables, elapsed_s: float, nccl: bool = False
 ) -> dict[str, Any]:
     """Everything `gpuwise doctor` prints, in the shape of its --json output."""
+    fill_capabilities(facts, tables)  # nvidia-smi without NVML names GPUs, not capabilities
     findings = diagnose(Inputs(facts, tables, nccl_requested=nccl))
     shown = [f.as_dict() for f in findings]
     return {

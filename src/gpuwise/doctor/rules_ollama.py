@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.catalog.versions import at_least, parse
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, Level
 from gpuwise.doctor.policy import GIB, OLLAMA_CPU_WARN_PERCENT
-from gpuwise.doctor.versions import at_least, parse
 from gpuwise.doctor.view import (
     any_facts,
     capabilities,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.catalog.versions import at_least
 from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.policy import GIB, SHM_MIN_BYTES
-from gpuwise.doctor.versions import at_least
 from gpuwise.doctor.view import (
     any_facts,
     driver_max_cuda,

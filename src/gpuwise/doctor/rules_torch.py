@@ -11,84 +11,25 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
+from gpuwise.catalog.versions import at_least, major_minor, parse
 from gpuwise.doctor import fixes
-from gpuwise.doctor.arch import split_arch_list, torch_runs_on
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
-from gpuwise.doctor.recommend import Advice, advise, last_release_for
-from gpuwise.doctor.versions import at_least, major_minor, parse
 from gpuwise.doctor.view import (
     any_facts,
-    capabilities,
     driver_max_cuda,
     driver_version,
     found,
-    nvidia_gpus,
     nvidia_present,
     pci_vendor_count,
     torch_info,
 )
+from gpuwise.doctor.wheel_advice import advice_for, wheel_params
 from gpuwise.i18n import t
 from gpuwise.probe.result import Failed, Missing, TimedOut
 
 ARCH_QUERY = 'python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"'
-
-
-def _advice(inp: Inputs) -> Advice:
-    py = any_facts(inp.facts, "torch").get("python", {}).get("version") or found(
-        inp.facts, "system"
-    ).get("python", "")
-    driver = driver_version(inp.facts) or None
-    return advise(inp.tables, str(py), capabilities(inp.facts), driver, inp.host.windows)
-
-
-def _wheel_params(inp: Inputs, advice: Advice) -> dict[str, Any]:
-    """The `advice` sentence: which wheel fits this GPU and driver, or what is missing."""
-    w, newest = advice.wheel, advice.newest
-    if w is not None:
-        text = t("doctor.wheel_advice", torch=w.torch, cuda=w.cuda, index=w.index_url)
-        if newest is not None:
-            text += " " + t(
-                "doctor.wheel_newer", torch=newest.torch, cuda=newest.cuda, need=advice.need_driver
-            )
-        return {"advice": text}
-    if newest is not None and advice.missing:
-        return {
-            "advice": t(
-                "doctor.wheel_check_driver",
-                torch=newest.torch,
-                cuda=newest.cuda,
-                index=newest.index_url,
-                need=advice.need_driver or "?",
-            )
-        }
-    if newest is not None:
-        return {
-            "advice": t(
-                "doctor.wheel_driver_first",
-                torch=newest.torch,
-                cuda=newest.cuda,
-                need=advice.need_driver or "?",
-            )
-        }
-    if advice.missing:
-        names = t("doctor.list_sep").join(t(f"doctor.fact_name.{m}") for m in advice.missing)
-        return {"advice": t("doctor.wheel_missing_facts", missing=names)}
-    return {"advice": _no_wheel_text(inp)}
-
-
-def _no_wheel_text(inp: Inputs) -> str:
-    """No wheel in the tables carries code for this GPU: say when support ended."""
-    for cc in capabilities(inp.facts):
-        last = last_release_for(inp.tables, cc)
-        support = inp.tables.arch_support(cc)
-        if last is not None:
-            return t("doctor.wheel_last_release", cc=cc, torch=last.torch, cuda=last.cuda)
-        if support is not None:
-            return t("doctor.wheel_arch_ended", cc=cc, arch=support.arch)
-    return t("doctor.wheel_unknown")
 
 
 def install_state(inp: Inputs) -> list[Finding]:
@@ -99,9 +40,9 @@ def install_state(inp: Inputs) -> list[Finding]:
         return [Finding("torch.probe_timeout", "warn", {"python": h.python})]
     if isinstance(r, Missing) and r.reason == "not_installed":
         if nvidia_present(inp.facts):
-            advice = _advice(inp)
+            advice = advice_for(inp)
             cmds = fixes.pip_install_torch(h, advice)
-            params = {"python": h.python, **_wheel_params(inp, advice)}
+            params = {"python": h.python, **wheel_params(inp, advice)}
             return [Finding("torch.not_installed", "info", params, cmds)]
         if found(inp.facts, "wsl").get("version") == 1:
             return []  # WSL 1 hides any GPU: wsl.version1 says so; CPU advice would be wrong
@@ -141,8 +82,8 @@ def build_matches(inp: Inputs) -> list[Finding]:
     )
     # "Torch not compiled with CUDA enabled" says a GPU was asked for even when none is seen
     if tt.get("cpu_build") or (cpu_build and nvidia_present(inp.facts)):
-        advice = _advice(inp)
-        params = {"version": tt.get("version", "?"), **_wheel_params(inp, advice)}
+        advice = advice_for(inp)
+        params = {"version": tt.get("version", "?"), **wheel_params(inp, advice)}
         cmds = fixes.pip_install_torch(h, advice)
         if advice.wheel is None and advice.newest is not None:
             cmds = (*fixes.driver_install(h, need=advice.need_driver or ""), *cmds)
@@ -177,12 +118,12 @@ def _driver_vs_build(inp: Inputs, cuda: str, version: str) -> list[Finding]:
         "place": t(f"doctor.place.{h.place}"),
     }
     if too_old:
-        advice = _advice(inp)
+        advice = advice_for(inp)
         need = family or (cuda if parse(cuda) else "?")
         cmds: tuple[str, ...] = fixes.driver_install(h, need=need if parse(need) else "")
         if advice.wheel is not None:
             cmds = (*cmds, fixes.comment("or_older_wheel"), *fixes.pip_install_torch(h, advice))
-        params.update(need=need, **_wheel_params(inp, advice))
+        params.update(need=need, **wheel_params(inp, advice))
         if not parse(cuda) or not parse(version):
             params["variant"] = "partial"  # only PyTorch's complaint is known (a paste)
         return [Finding("torch.driver_too_old", "error", params, cmds)]
@@ -197,66 +138,6 @@ def _driver_vs_build(inp: Inputs, cuda: str, version: str) -> list[Finding]:
             )
         ]
     return []
-
-
-def arch_support(inp: Inputs) -> list[Finding]:
-    """The wheel has no code for this GPU: too new (RTX 50 on cu126) or too old (Pascal on
-    cu128); or the error says so and the facts to tell which are missing."""
-    tt = torch_info(inp.facts)
-    arch_list = [str(a) for a in tt.get("arch_list") or []] or _table_archs(inp, tt)
-    if not tt.get("cuda"):
-        return []
-    if not arch_list or not capabilities(inp.facts):
-        return _no_kernel_image_unknown(inp, tt)
-    out = []
-    sass, ptx = split_arch_list(arch_list)
-    newest = max((parse(a) or () for a in sass + ptx), default=())
-    names = {
-        str(g.get("compute_capability")): str(g.get("name", "")) for g in nvidia_gpus(inp.facts)
-    }
-    names.update(
-        {str(d.get("capability")): str(d.get("name", "")) for d in tt.get("devices") or []}
-    )
-    for cc in sorted(set(capabilities(inp.facts))):
-        if torch_runs_on(arch_list, cc) is not False:
-            continue
-        key = "torch.gpu_too_new" if (parse(cc) or ()) > newest else "torch.gpu_too_old"
-        advice = _advice(inp)
-        params = {
-            "cc": cc,
-            "name": names.get(cc, ""),
-            "archs": " ".join(arch_list),
-            "cuda": tt.get("cuda"),
-            "version": tt.get("version", "?"),
-            **_wheel_params(inp, advice),
-        }
-        cmds = fixes.pip_install_torch(inp.host, advice)
-        if advice.wheel is None and advice.newest is not None:
-            cmds = (*fixes.driver_install(inp.host, need=advice.need_driver or ""), *cmds)
-        out.append(Finding(key, "error", params, cmds))
-    return out
-
-
-def _table_archs(inp: Inputs, tt: dict[str, Any]) -> list[str]:
-    """The arch list of a known wheel (release + CUDA) from the catalog, when the machine's own
-    list is not known (a pasted report that named only "2.8.0+cu128")."""
-    version, cuda = str(tt.get("version") or ""), str(tt.get("cuda") or "")
-    if not parse(version) or not parse(cuda) or "+cu" not in version:
-        return []
-    archs = inp.tables.wheel_archs(cuda, version)
-    if archs is None:
-        return []
-    sass, ptx = archs
-    out = [f"sm_{a.replace('.', '')}" for a in sass]
-    return out + ([f"compute_{ptx.replace('.', '')}"] if ptx else [])
-
-
-def _no_kernel_image_unknown(inp: Inputs, tt: dict[str, Any]) -> list[Finding]:
-    """ "no kernel image is available" was reported, but the arch list or GPU is unknown."""
-    if not tt.get("no_kernel_image"):
-        return []
-    params = {"version": tt.get("version", "?"), "cuda": tt.get("cuda")}
-    return [Finding("torch.no_kernel_image", "error", params, (fixes.GPU_QUERY, ARCH_QUERY))]
 
 
 def availability(inp: Inputs) -> list[Finding]:
@@ -423,7 +304,6 @@ def nvcc_vs_torch(inp: Inputs) -> list[Finding]:
 RULES = (
     install_state,
     build_matches,
-    arch_support,
     availability,
     rocm_targets,
     loaded_libraries,
@@ -440,9 +320,6 @@ IDS = (
     "torch.cpu_only",
     "torch.driver_too_old",
     "torch.driver_minor_compat",
-    "torch.gpu_too_new",
-    "torch.gpu_too_old",
-    "torch.no_kernel_image",
     "torch.ok",
     "torch.rocm_unavailable",
     "torch.rocm_gfx_override",

@@ -106,9 +106,10 @@ def _torch(facts: Facts) -> str:
     tt = torch_info(facts)
     if not tt:
         return _status_text(facts.get("torch"))
+    unknown = tt.get("build_unknown") or not tt.get("version")  # a paste that showed no build
     build = (
         "?"
-        if tt.get("build_unknown") and not tt.get("cuda")
+        if unknown and not tt.get("cuda") and not tt.get("hip")
         else f"CUDA {tt['cuda']}"
         if tt.get("cuda")
         else (f"ROCm {tt['hip']}" if tt.get("hip") else "CPU")

@@ -39,6 +39,7 @@ _COMPONENT_OF_ID = {
 _ALSO_BREAKS = {
     "ollama.driver_too_old": ("ollama",),
     "torch.driver_too_old": ("torch",),
+    "nvidia.driver_predates_gpu": ("torch", "ollama"),
     "container.gpu_not_passed": ("container",),
 }
 _COMPONENT_OF_PREFIX = {

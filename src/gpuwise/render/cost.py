@@ -18,6 +18,15 @@ def option_name(o: dict[str, Any], lang: Lang | None = None) -> str:
     if o["kind"] == "own":
         if o.get("owned"):
             return t("cost.owned_name", lang=lang, gpu=o["gpu"], count=o["count"])
+        if o.get("system"):
+            return t(
+                "cost.system_name",
+                lang=lang,
+                system=o["system"],
+                count=o["systems"],
+                cards=o["count"],
+                gpu=o["gpu"],
+            )
         platform = t("platform." + o["platform"], lang=lang)
         return t("cost.own_name", lang=lang, gpu=o["gpu"], count=o["count"], platform=platform)
     return t(

@@ -33,7 +33,15 @@ def _speed_cell(o: dict[str, Any], training: bool) -> str:
 
 
 def _hardware(o: dict[str, Any]) -> str:
-    """'rtx-4090×2', or 'atlas-300i-duo×1 (2 devices)' for multi-chip cards."""
+    """'rtx-4090×2', 'atlas-300i-duo×1 (2 devices)' for multi-chip cards, or a whole system
+    'hgx-h20-8gpu×1 (uses 2 of 8 devices)'."""
+    if o.get("system"):
+        text = f"{o['system']}×{o['systems']}"
+        if o.get("idle_devices"):
+            total = o["devices"] + o["idle_devices"]
+            uses = t("plan.system_uses", used=o["devices"], total=total)
+            text += uses if uses.startswith("（") else " " + uses
+        return text
     text = f"{o['gpu']}×{o['count']}"
     machines = o.get("machines", 1)
     if machines > 1:

@@ -50,7 +50,8 @@ def cost_data(
 
     from gpuwise.catalog import load_catalog
     from gpuwise.cost.report import cost_report
-    from gpuwise.cost.resolve import make_context, resolve_own, resolve_rent
+    from gpuwise.cost.resolve import make_context, resolve_rent
+    from gpuwise.cost.system import resolve_purchase
     from gpuwise.service.offers import default_currency
 
     if not own and not vs:
@@ -60,7 +61,7 @@ def cost_data(
     cat = load_catalog()
     ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
     own_opts = _in_currency(ctx, own_opts)
-    owned = resolve_own(cat, ctx, own, count, own_opts) if own else None
+    owned = resolve_purchase(cat, ctx, own, count, own_opts) if own else None
     rents = [resolve_rent(cat, ctx, v, rent_opts) for v in vs]
     return cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
 

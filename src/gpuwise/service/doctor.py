@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 def paste_report(texts: list[Text], started: float | None = None) -> dict[str, Any]:
     """The `gpuwise doctor --from … --json` report; nothing recognised is one clear line."""
     from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.compat import CompatTables
     from gpuwise.doctor.paste.report import make_paste_report
-    from gpuwise.doctor.tables import CompatTables
 
     start = time.monotonic() if started is None else started
     tables = CompatTables.from_catalog(load_catalog())

@@ -81,9 +81,8 @@ class Plan:
     server: Any | None = None  # a ServerDefault row
     notes: tuple[tuple[str, dict[str, Any]], ...] = ()
     refusal: Refusal | None = None
-    driver_branch: str = ""  # NVIDIA: the branch install-driver.sh pins (legacy GPUs)
+    driver_branch: str = ""  # NVIDIA: the branch install-driver.sh pins
     need_driver: str = ""  # NVIDIA: the driver the chosen wheel needs
-    first_driver_branch: str = ""  # NVIDIA: the first branch that drives this GPU at all
     open_modules_only: bool = False  # NVIDIA: only the open kernel modules drive this GPU
     app_uid: int = 0  # a free UID in the base image for the non-root user (0: use a name)
 

@@ -5,6 +5,11 @@ image, packages installed from the pinned requirements with a build cache mount 
 in the image), a non-root user, a HEALTHCHECK where a server runs. compose.yaml reserves the GPUs
 (NVIDIA device reservation; AMD /dev/kfd and /dev/dri), shares the host IPC namespace for
 PyTorch/NCCL shared memory, and publishes servers on 127.0.0.1 only.
+
+The named volume's mount point is created and given to the app user before `USER`: Docker
+creates a missing mount point (and its parents) as root, and copies an existing folder's owner
+into a new volume, so only a folder made in the image keeps the cache writable. vLLM images get
+a C compiler: Triton builds its launcher with the system compiler at the first model load.
 """
 
 from __future__ import annotations
@@ -16,6 +21,15 @@ import yaml
 from gpuwise.setup.model import Plan
 
 HEADER = "# Written by gpuwise setup ({stack}, {target}). Why each pin: gpuwise setup --explain"
+APP_HOME = "/home/app"
+# stack → (named volume, where it is mounted): the model caches that outlive the container
+VOLUMES = {
+    "ollama": ("ollama-models", APP_HOME + "/.ollama"),
+}
+DEFAULT_VOLUME = ("hf-cache", APP_HOME + "/.cache/huggingface")
+# Debian/Ubuntu packages Triton needs to build its launcher (gcc and the C library headers);
+# left to the distribution's current security release, like the base image's own packages.
+C_COMPILER = ("gcc", "libc6-dev")
 TORCH_CHECK = (
     "import torch; print(torch.__version__, torch.version.cuda or torch.version.hip, "
     "torch.cuda.is_available())"
@@ -45,14 +59,35 @@ def _env_block(pairs: list[tuple[str, str]]) -> list[str]:
     ]
 
 
+def volume_of(stack: str) -> tuple[str, str]:
+    """(named volume, mount point) of a stack."""
+    return VOLUMES.get(stack, DEFAULT_VOLUME)
+
+
 def _user(plan: Plan, name: str) -> list[str]:
-    """A non-root user; numeric USER (hadolint DL3066) when the image has a known free UID."""
-    if plan.app_uid:
-        return [
-            f"RUN useradd --create-home --uid {plan.app_uid} --shell /bin/bash {name}",
-            f"USER {plan.app_uid}",
-        ]
-    return [f"RUN useradd --create-home --shell /bin/bash {name}", f"USER {name}"]
+    """A non-root user that owns the volume's mount point; numeric USER (hadolint DL3066)
+    when the image has a known free UID."""
+    mount = volume_of(plan.stack)[1]
+    uid = f"--uid {plan.app_uid} " if plan.app_uid else ""
+    owner = f"{plan.app_uid}:{plan.app_uid}" if plan.app_uid else f"{name}:{name}"
+    return [
+        f"RUN useradd --create-home {uid}--shell /bin/bash {name} \\",
+        f"    && mkdir -p {mount} \\",
+        f"    && chown -R {owner} {APP_HOME}",
+        f"USER {plan.app_uid or name}",
+    ]
+
+
+def _compiler(plan: Plan) -> list[str]:
+    """gcc for Triton's launcher (vLLM); the apt lists are not kept in the image."""
+    if plan.stack != "vllm":
+        return []
+    return [
+        "# hadolint ignore=DL3008",
+        "RUN apt-get update \\",
+        f"    && apt-get install -y --no-install-recommends {' '.join(C_COMPILER)} \\",
+        "    && rm -rf /var/lib/apt/lists/*",
+    ]
 
 
 def dockerfile(plan: Plan) -> str:
@@ -76,12 +111,13 @@ def dockerfile(plan: Plan) -> str:
         f"FROM {base.name}:{base.version}",
         f"COPY --from={uv.name}:{uv.version} /uv /uvx /bin/",
         *_env_block(env),
+        *_compiler(plan),
         "COPY requirements.txt /tmp/requirements.txt",
         "RUN --mount=type=cache,target=/root/.cache/uv \\",
         f"    uv venv --python {plan.target.python} /opt/venv \\",
         "    && uv pip install --python /opt/venv/bin/python -r /tmp/requirements.txt",
         *_user(plan, "app"),
-        "WORKDIR /home/app",
+        f"WORKDIR {APP_HOME}",
     ]
     server = plan.server
     if server is not None:
@@ -103,7 +139,7 @@ def _ollama_dockerfile(plan: Plan) -> str:
     base, server = plan.base_image, plan.server
     env = [
         ("OLLAMA_HOST", f"0.0.0.0:{server.port}"),
-        ("OLLAMA_MODELS", "/home/app/.ollama/models"),
+        ("OLLAMA_MODELS", volume_of("ollama")[1] + "/models"),
         *plan.env,
     ]
     lines = [
@@ -134,9 +170,8 @@ def compose(plan: Plan) -> str:
         service["group_add"] = ["video"]
     if plan.env:
         service["environment"] = dict(plan.env)
-    volume = "ollama-models" if plan.stack == "ollama" else "hf-cache"
-    home = "/home/app/.ollama" if plan.stack == "ollama" else "/home/app/.cache/huggingface"
-    service["volumes"] = [f"{volume}:{home}"]
+    volume, mount = volume_of(plan.stack)
+    service["volumes"] = [f"{volume}:{mount}"]
     if plan.server is not None:
         port = plan.server.port
         service["ports"] = [f"127.0.0.1:{port}:{port}"]

@@ -130,14 +130,10 @@ def ollama_override(plan: Plan) -> str:
 
 
 def _driver_package(plan: Plan) -> str:
-    """nvidia-driver-<branch>[-open] when a branch is required, else "" (ubuntu-drivers picks)."""
-    branch = plan.driver_branch
-    if plan.first_driver_branch:
-        need = plan.need_driver.split(".")[0] if plan.need_driver else ""
-        branch = max([plan.first_driver_branch, need], key=lambda b: int(b) if b else 0)
-    if not branch:
+    """nvidia-driver-<branch>[-open]: the branch setup chose (see resolve._driver_plan)."""
+    if not plan.driver_branch:
         return ""
-    return f"nvidia-driver-{branch}" + ("-open" if plan.open_modules_only else "")
+    return f"nvidia-driver-{plan.driver_branch}" + ("-open" if plan.open_modules_only else "")
 
 
 def install_driver(plan: Plan) -> str:
@@ -159,10 +155,18 @@ def install_driver(plan: Plan) -> str:
         need = plan.need_driver or "?"
         lines += [
             f"# The pinned wheels need NVIDIA driver >= {need}; DKMS rebuilds it per kernel.",
-            'sudo apt-get install -y --no-install-recommends "linux-headers-$(uname -r)" dkms '
-            "ubuntu-drivers-common",
-            f"sudo apt-get install -y {package}" if package else "sudo ubuntu-drivers install",
+            'sudo apt-get install -y --no-install-recommends "linux-headers-$(uname -r)" dkms',
         ]
+        if package:
+            lines += [
+                f"# Branch {plan.driver_branch}, the one gpuwise setup chose for these pins.",
+                f"sudo apt-get install -y {package}",
+            ]
+        else:
+            lines.append(
+                "echo 'No driver branch is known for this GPU: see gpuwise setup --explain' >&2"
+            )
+            lines.append("exit 1")
     else:
         lines += [
             "# ROCm: install amdgpu-install for this Ubuntu release from AMD's repository",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gpuwise.doctor.recommend import driver_need
-from gpuwise.doctor.versions import at_least, major_minor, parse
+from gpuwise.catalog.versions import at_least, major_minor, parse
 from gpuwise.errors import UserError
+from gpuwise.setup.gates import gate
 from gpuwise.setup.model import Pin, Plan, Refusal, Target
 from gpuwise.setup.tables import SetupTables
 from gpuwise.setup.torchpick import (
@@ -39,22 +39,27 @@ def resolve(
     """The plan for `stack` on `target` (a refusal inside the plan when nothing works)."""
     if cuda and target.vendor != "nvidia":
         raise UserError("setup.conflict", first="--cuda", second=f"vendor {target.vendor}")
+    if flash_attn and stack == "ollama":
+        raise UserError("setup.flash_attn_ollama")
     plan = Plan(stack=stack, target=target, uv_image=_uv(t))
-    gate = _gate(t, target, stack, flash_attn)
-    if gate is not None:
-        return replace(plan, refusal=gate)
+    refusal = gate(t, target, stack, flash_attn)
+    if refusal is not None:
+        return replace(plan, refusal=refusal)
     if stack == "ollama":
         return _ollama(t, plan)
     if target.vendor == "ascend":
         return _ascend(t, plan, Want(torch=torch))
-    want = Want(torch=torch, cuda=cuda)
+    picking, assumed = _picking_target(t, target)
+    want = _stack_want(t, stack, Want(torch=torch, cuda=cuda))
     extra: list[Pin] = []
     if stack == "vllm":
-        want, extra = _vllm_want(t, target, want)
-    choice = _torch_choice(t, target, want)
+        choice, extra = _pick_vllm(t, picking, want)
+    else:
+        choice = _torch_choice(t, picking, want)
     if isinstance(choice, Refusal):
-        return replace(plan, refusal=choice)
-    pins = _torch_pins(choice, target, stack, asked=bool(want.torch)) + extra
+        return replace(plan, refusal=_unknown_driver(choice, assumed))
+    asked = bool(want.torch) or stack == "vllm"
+    pins = _torch_pins(choice, picking, stack, asked=asked) + extra
     if stack == "qlora":
         pins += [_pin(p, "setup.why.qlora") for p in t.pins("qlora")]
     if flash_attn:
@@ -63,151 +68,101 @@ def resolve(
     plan = replace(plan, pins=tuple(pins), index_url=index, extra_index_url=extra_index)
     if stack == "vllm":
         plan = replace(plan, server=t.server("vllm"))
-    return _platform(t, plan, choice)
+    return _platform(t, plan, choice, assumed)
 
 
-# ------------------------------------------------------------------ gates
-
-
-def _gate(t: SetupTables, target: Target, stack: str, flash_attn: bool) -> Refusal | None:
-    """Refuse a stack whose package cannot run here (vendor, OS, architecture)."""
-    if target.vendor == "ascend" and (stack != "pytorch" or flash_attn):
-        return Refusal(
-            "setup.refuse.ascend_stack",
-            {"stack": stack},
-            "setup.nearest.stack",
-            {"stack": "pytorch"},
-        )
-    checks = {"vllm": "vllm", "qlora": "bitsandbytes"}
-    packages = [checks[stack]] if stack in checks else []
-    if flash_attn:
-        packages.append("flash-attn")
-    for package in packages:
-        refusal = _requirement(t, target, package, stack)
-        if refusal is not None:
-            return refusal
-    refusal = _driver_gate(t, target)
-    if refusal is None and stack == "ollama":
-        return _ollama_gate(t, target)
-    return refusal
-
-
-def _driver_gate(t: SetupTables, target: Target) -> Refusal | None:
-    """A driver older than the first branch that drives this GPU sees no device at all."""
-    if target.vendor != "nvidia" or not target.driver or not target.compute_capability:
-        return None
-    row = t.first_driver(target.compute_capability)
-    if row is None or at_least(target.driver, row.min_driver_branch):
-        return None
-    params = {
-        "driver": target.driver,
-        "need": row.min_driver_branch,
-        "cc": target.compute_capability,
-    }
-    return Refusal(
-        "setup.refuse.gpu_driver",
-        params,
-        "setup.nearest.upgrade_driver",
-        {"need": row.min_driver_branch},
-        tuple(row.source_ids()),
+def _stack_want(t: SetupTables, stack: str, want: Want) -> Want:
+    """What the stack's other packages require of torch and Python (their declared bounds)."""
+    pins = t.pins(stack) if stack == "qlora" else []
+    lows = [p.python_min for p in pins if p.python_min]
+    highs = [p.python_max for p in pins if p.python_max]
+    torch_mins = [p.torch_min for p in pins if p.torch_min]
+    return replace(
+        want,
+        python_min=max(lows, key=lambda v: parse(v) or (), default=""),
+        python_max=min(highs, key=lambda v: parse(v) or (), default=""),
+        torch_min=max(torch_mins, key=lambda v: parse(v) or (), default=""),
     )
 
 
-_NEAREST = {
-    "vllm": ("setup.nearest.stack", {"stack": "ollama"}),
-    "bitsandbytes": ("setup.nearest.stack", {"stack": "pytorch"}),
-    "flash-attn": ("setup.nearest.sdpa", {}),
-}
+def _picking_target(t: SetupTables, target: Target) -> tuple[Target, str]:
+    """The target the wheels are picked for, and the driver assumed when it is not known.
+
+    An unknown driver (a rented machine, a plan option) is taken to be the oldest one that
+    drives this GPU (and is new enough for the oldest CUDA family the wheels use), so the pins
+    run on any machine that has the card — never the newest CUDA, which a rented box on an
+    older driver refuses to start.
+    """
+    if target.vendor != "nvidia" or target.driver or not target.compute_capability:
+        return target, ""
+    first = t.compat.first_driver(target.compute_capability, target.os == "windows")
+    families = [str(r.min_driver) for r in t.compat.cuda_mvc]
+    oldest = min(families, key=lambda v: parse(v) or (), default="")
+    candidates = [v for v in (first[0] if first else "", oldest) if v]
+    assumed = max(candidates, key=lambda v: parse(v) or (), default="")
+    return (replace(target, driver=assumed), assumed) if assumed else (target, "")
 
 
-def _requirement(t: SetupTables, target: Target, package: str, stack: str) -> Refusal | None:
-    row = t.requirement(package)
-    if row is None:
-        return None
-    nearest, near = _NEAREST.get(package, ("setup.nearest.none_plain", {}))
-    params: dict[str, Any] = {"package": package, "vendor": target.vendor, "stack": stack}
-    ids = tuple(row.source_ids())
-    if target.vendor not in row.vendors:
-        return Refusal("setup.refuse.vendor", params, nearest, near, ids)
-    if row.linux_only and target.os in ("macos", "windows"):
-        return Refusal("setup.refuse.linux_only", {**params, "os": target.os}, nearest, near, ids)
-    cc = target.compute_capability
-    needs = row.min_compute_capability
-    if target.vendor == "nvidia" and needs and cc and not at_least(cc, needs):
-        params.update(cc=cc, need=needs)
-        return Refusal("setup.refuse.package_arch", params, nearest, near, ids)
-    if target.vendor == "amd" and package == "vllm":
-        if target.gfx not in row.gfx_targets:
-            params.update(gfx=target.gfx or "?", known=", ".join(row.gfx_targets))
-            return Refusal("setup.refuse.package_gfx", params, nearest, near, ids)
-        pin = t.pins("vllm")[0]
-        return Refusal(
-            "setup.refuse.vllm_rocm",
-            {**params, "version": pin.version},
-            nearest,
-            near,
-            (*ids, *pin.source_ids()),
-        )
-    return None
-
-
-def _ollama_gate(t: SetupTables, target: Target) -> Refusal | None:
-    """Ollama's documented GPU requirements (the doctor's ollama_gpu_req rows)."""
-    req = t.compat.ollama_requirement(target.vendor)
-    if req is None:
-        return None
-    ids = tuple(req.source_ids())
-    if target.vendor == "nvidia":
-        cc, driver = target.compute_capability, target.driver
-        if cc and req.min_compute_capability and not at_least(cc, req.min_compute_capability):
-            return Refusal(
-                "setup.refuse.ollama_cc",
-                {"cc": cc, "need": req.min_compute_capability},
-                "setup.nearest.cpu",
-                {},
-                ids,
-            )
-        need = req.min_driver
-        legacy = req.legacy_max_compute_capability
-        if cc and legacy and at_least(legacy, cc) and req.legacy_min_driver:
-            need = req.legacy_min_driver
-        if driver and need and not at_least(driver, need):
-            return Refusal(
-                "setup.refuse.ollama_driver",
-                {"driver": driver, "need": need},
-                "setup.nearest.upgrade_driver",
-                {"need": need},
-                ids,
-            )
-    gfx = target.gfx
-    unsupported = gfx and gfx not in req.gfx_targets and not t.compat.gfx_override(gfx)
-    if target.vendor == "amd" and unsupported:
-        known = ", ".join(req.gfx_targets)
-        params = {"gfx": target.gfx, "known": known}
-        return Refusal("setup.refuse.ollama_gfx", params, "setup.nearest.cpu", {}, ids)
-    return None
+def _unknown_driver(refusal: Refusal, assumed: str) -> Refusal:
+    """A wheel that needs a newer driver than the assumed one: ask for the real driver."""
+    if not assumed or refusal.reason not in ("setup.refuse.driver", "setup.refuse.vllm_driver"):
+        return refusal
+    params = {**refusal.params, "assumed": assumed}
+    # a vLLM refusal already names the oldest driver any listed vLLM runs on
+    need = {"need": refusal.nearest_params.get("need") or refusal.params.get("need", "?")}
+    return Refusal(
+        "setup.refuse.driver_unknown", params, "setup.nearest.give_driver", need, refusal.sources
+    )
 
 
 # ------------------------------------------------------------------ torch
 
 
-def _vllm_want(t: SetupTables, target: Target, want: Want) -> tuple[Want, list[Pin]]:
-    """vLLM's wheel pins torch exactly and is built for one CUDA: ask for exactly those."""
-    pin = t.pins("vllm")[0]
-    if want.torch and major_minor(want.torch) != major_minor(pin.torch):
-        raise UserError(
-            "setup.conflict",
-            first=f"--torch {want.torch}",
-            second=f"vllm {pin.version} (torch {pin.torch})",
+def _pick_vllm(t: SetupTables, target: Target, want: Want) -> tuple[Choice | Refusal, list[Pin]]:
+    """The newest vLLM whose wheel runs here. Its wheel pins torch exactly and is built for one
+    CUDA, so that torch and that CUDA are what is asked of the PyTorch choice."""
+    pins = t.pins("vllm")
+    if want.torch:
+        pins = [p for p in pins if major_minor(p.torch) == major_minor(want.torch)]
+        if not pins:
+            known = ", ".join(f"vllm {p.version} (torch {p.torch})" for p in t.pins("vllm"))
+            raise UserError("setup.conflict", first=f"--torch {want.torch}", second=known)
+    first: Refusal | None = None
+    for pin in pins:
+        cuda = pin.wheel_cuda if target.vendor == "nvidia" else ""
+        vllm_want = Want(
+            torch=pin.torch,
+            cuda=want.cuda or cuda,
+            python_min=pin.python_min,
+            python_max=pin.python_max,
         )
-    cuda = pin.wheel_cuda if target.vendor == "nvidia" else ""
-    vllm_want = Want(
-        torch=pin.torch,
-        cuda=want.cuda or cuda,
-        python_min=pin.python_min,
-        python_max=pin.python_max,
-    )
-    return vllm_want, [_pin(pin, "setup.why.vllm")]
+        choice = _torch_choice(t, target, vllm_want)
+        if isinstance(choice, Choice):
+            return choice, [_pin(pin, "setup.why.vllm")]
+        first = first or choice
+    assert first is not None
+    return _vllm_nearest(t, target, first, pins), []
+
+
+def _vllm_nearest(t: SetupTables, target: Target, refusal: Refusal, pins: list[Any]) -> Refusal:
+    """Name a vLLM way out instead of a plain PyTorch wheel: the driver the oldest listed vLLM
+    needs, the Pythons the newest one ships for, or another stack."""
+    nearest: tuple[str, dict[str, Any]] = ("setup.nearest.stack", {"stack": "ollama"})
+    if refusal.reason == "setup.refuse.driver":
+        oldest, newest = pins[-1], pins[0]
+        need = t.compat.driver_need(oldest.wheel_cuda, target.os == "windows") or "?"
+        nearest = ("setup.nearest.vllm_driver", {"version": oldest.version, "need": need})
+        params = {**refusal.params, "version": newest.version}
+        refusal = replace(refusal, reason="setup.refuse.vllm_driver", params=params)
+    elif refusal.reason == "setup.refuse.python":
+        ok = [p for p in pins if p.python_min and p.python_max]
+        if ok:
+            low, high = ok[0].python_min, ok[0].python_max
+            nearest = (
+                "setup.nearest.vllm_python",
+                {"version": ok[0].version, "low": low, "high": high},
+            )
+    return replace(refusal, nearest=nearest[0], nearest_params=nearest[1])
 
 
 def _torch_choice(t: SetupTables, target: Target, want: Want) -> Choice | Refusal:
@@ -249,32 +204,27 @@ def _uv(t: SetupTables) -> Pin | None:
 # ------------------------------------------------------------------ platform
 
 
-def _platform(t: SetupTables, plan: Plan, choice: Choice) -> Plan:
+def _platform(t: SetupTables, plan: Plan, choice: Choice, assumed: str = "") -> Plan:
     """Base image, environment, driver facts and notes for where the plan will run."""
     target = plan.target
     notes: list[Note] = []
     env: list[tuple[str, str]] = []
     base: Pin | None = None
-    branch = need = first = ""
+    branch = need = ""
     open_only = False
     if target.vendor == "nvidia":
-        first_row = t.first_driver(target.compute_capability)
-        if first_row is not None:
-            first, open_only = first_row.min_driver_branch, first_row.open_modules_only
-        need = driver_need(t.compat, choice.variant, target.os == "windows") or ""
-        base, fallback = _cuda_image(t, target, choice.variant)
+        need = t.compat.driver_need(choice.variant, target.os == "windows") or ""
+        branch, open_only, driver_notes = _driver_plan(t, target, need, assumed)
+        notes += driver_notes
+        base, fallback = _cuda_image(
+            t, replace(target, driver=target.driver or assumed), choice.variant
+        )
         if fallback:
             notes.append(("setup.note.image_fallback", {"cuda": choice.variant}))
             env += [
                 ("NVIDIA_VISIBLE_DEVICES", "all"),
                 ("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
             ]
-        if not target.driver:
-            notes.append(("setup.note.driver_unknown", {"need": need}))
-        support = t.compat.arch_support(target.compute_capability)
-        if support is not None and support.last_driver_branch:
-            branch = support.last_driver_branch
-            notes.append(("setup.note.legacy_branch", {"branch": branch, "arch": support.arch}))
     elif target.vendor in ("amd", "cpu"):
         base = _os_image(t, target)
     if target.vendor == "amd":
@@ -296,9 +246,30 @@ def _platform(t: SetupTables, plan: Plan, choice: Choice) -> Plan:
         app_uid=uid,
         driver_branch=branch,
         need_driver=need,
-        first_driver_branch=first,
         open_modules_only=open_only,
     )
+
+
+def _driver_plan(
+    t: SetupTables, target: Target, need: str, assumed: str
+) -> tuple[str, bool, list[Note]]:
+    """(the driver branch install-driver.sh pins, whether only the open kernel modules drive
+    the GPU, notes) for software that needs driver `need`: the oldest branch NVIDIA supports
+    that meets `need`, knows the GPU and is not older than the target's own driver."""
+    cc = target.compute_capability
+    row = t.compat.arch_support(cc)
+    notes: list[Note] = []
+    own = target.driver.split(".")[0] if target.driver else ""
+    floor = max((v for v in (need, own) if v), key=lambda v: parse(v) or (), default="")
+    branch = t.compat.install_branch(floor, cc)
+    if not target.driver:
+        arch = row.arch.capitalize() if row is not None else cc
+        params = {"driver": assumed or "?", "arch": arch, "need": need or "?"}
+        notes.append(("setup.note.driver_assumed", params))
+    if row is not None and row.last_driver_branch:
+        params = {"branch": row.last_driver_branch, "arch": row.arch.capitalize()}
+        notes.append(("setup.note.legacy_branch", params))
+    return branch, bool(row is not None and row.open_modules_only), notes
 
 
 def _cuda_image(t: SetupTables, target: Target, cuda: str) -> tuple[Pin | None, bool]:
@@ -362,6 +333,12 @@ def _ollama(t: SetupTables, plan: Plan) -> Plan:
         notes.append(("setup.note.render_group", {}))
     if target.vendor == "apple":
         notes.append(("setup.note.apple_no_docker", {}))
+    branch, need, open_only = "", "", False
+    if target.vendor == "nvidia":
+        need = _ollama_driver_need(t, target)
+        assumed = _picking_target(t, target)[1]
+        branch, open_only, driver_notes = _driver_plan(t, target, need, assumed)
+        notes += driver_notes
     uid = int(base.params.get("uid", 0)) if base else 0
     return replace(
         plan,
@@ -371,7 +348,21 @@ def _ollama(t: SetupTables, plan: Plan) -> Plan:
         notes=tuple(notes),
         uv_image=None,
         app_uid=uid,
+        driver_branch=branch,
+        need_driver=need,
+        open_modules_only=open_only,
     )
+
+
+def _ollama_driver_need(t: SetupTables, target: Target) -> str:
+    """The driver Ollama documents for this GPU (older GPUs have their own minimum)."""
+    req = t.compat.ollama_requirement("nvidia")
+    if req is None:
+        return ""
+    cc, legacy = target.compute_capability, req.legacy_max_compute_capability
+    if cc and legacy and at_least(legacy, cc) and req.legacy_min_driver:
+        return str(req.legacy_min_driver)
+    return str(req.min_driver)
 
 
 def _ascend(t: SetupTables, plan: Plan, want: Want) -> Plan:

@@ -1,12 +1,13 @@
-"""The doctor's compatibility tables plus setup's own rows (data/compat/setup.toml)."""
+"""The shared compatibility tables (catalog.compat, also read by the doctor) plus setup's own
+rows (data/compat/setup.toml): exact builds, images, package pins, servers, features."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuwise.doctor.tables import CompatTables
-from gpuwise.doctor.versions import major_minor, parse
+from gpuwise.catalog.compat import CompatTables
+from gpuwise.catalog.versions import major_minor, parse
 
 KINDS = (
     "torch_build",
@@ -15,7 +16,6 @@ KINDS = (
     "gpu_requirement",
     "server_default",
     "feature",
-    "arch_min_driver",
 )
 
 
@@ -30,7 +30,6 @@ class SetupTables:
     gpu_requirement: tuple[Any, ...] = ()
     server_default: tuple[Any, ...] = ()
     feature: tuple[Any, ...] = ()
-    arch_min_driver: tuple[Any, ...] = ()
     sources: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
@@ -53,7 +52,7 @@ class SetupTables:
         return next((r for r in self.gpu_requirement if r.package == package), None)
 
     def pins(self, group: str) -> list[Any]:
-        """Package pins of a stack group, in table order."""
+        """Package pins of a stack group, in table order (newest first for vLLM)."""
         return [p for p in self.package_pin if p.group == group]
 
     def images(self, kind: str) -> list[Any]:
@@ -68,11 +67,7 @@ class SetupTables:
         """The vendor × feature matrix row (features.toml)."""
         return next((f for f in self.feature if f.stack == stack and f.feature == feature), None)
 
-    def first_driver(self, cc: str) -> Any | None:
-        """The first driver branch for GPUs of capability `cc`, if listed."""
-        from gpuwise.doctor.versions import at_least
-
-        return next(
-            (r for r in self.arch_min_driver if at_least(cc, r.cc_min) and at_least(r.cc_max, cc)),
-            None,
-        )
+    def known_gfx(self) -> frozenset[str]:
+        """Every gfx target the catalog names, with those packages state they ship for."""
+        listed = {t.lower() for r in self.gpu_requirement for t in r.gfx_targets}
+        return self.compat.known_gfx() | listed

@@ -1,6 +1,7 @@
 """Which PyTorch release and wheel variant to pin, or a refusal that names the nearest one.
 
-The checks are the doctor's (gpuwise.doctor.recommend): a release supports the Python
+The checks are those of the compatibility table the doctor reads too (gpuwise.catalog.compat,
+used by gpuwise.doctor.recommend): a release supports the Python
 (RELEASE.md matrix), its cuXY wheel carries code for the GPU (SASS of the same major version
 and a minor ≤ the GPU's, or older PTX — CUDA binary/PTX compatibility), and the driver meets the
 CUDA family's minor-version-compatibility minimum. Here they are also run against an explicit
@@ -12,15 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpuwise.doctor.arch import covered
-from gpuwise.doctor.recommend import driver_need
-from gpuwise.doctor.versions import at_least, major_minor, parse, wheel_tag
+from gpuwise.catalog.cuda_arch import covered
+from gpuwise.catalog.versions import at_least, major_minor, parse, wheel_tag
 from gpuwise.errors import UserError
 from gpuwise.setup.model import Refusal, Target
 from gpuwise.setup.tables import SetupTables
 
 INDEX = "https://download.pytorch.org/whl/"
-CHECKS = ("python", "arch", "driver")
+CHECKS = ("python", "arch", "driver", "unlisted")  # the reason a refusal names, in order
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,11 @@ class Want:
     cuda: str = ""
     python_min: str = ""
     python_max: str = ""
+    torch_min: str = ""  # the oldest X.Y the stack's other packages accept
+
+
+def _new_enough(release: Any, want: Want) -> bool:
+    return not want.torch_min or bool(at_least(release.version, want.torch_min))
 
 
 def _releases(t: SetupTables) -> list[Any]:
@@ -88,10 +93,12 @@ def _failure(t: SetupTables, target: Target, release: Any, cuda: str, want: Want
         return "python"
     row = wheel_arch_row(t, cuda, release.version)
     cc = target.compute_capability
-    if row is None or not covered(cc, list(row.archs), [row.ptx] if row.ptx else []):
+    if row is None:
+        return "unlisted"  # which architectures it carries is not known: never pinned blindly
+    if not covered(cc, list(row.archs), [row.ptx] if row.ptx else []):
         return "arch"
     if target.driver:
-        need = driver_need(t.compat, cuda, target.os == "windows")
+        need = t.compat.driver_need(cuda, target.os == "windows")
         if need is None or not at_least(target.driver, need):
             return "driver"
     return ""
@@ -127,7 +134,7 @@ def pick_nvidia(t: SetupTables, target: Target, want: Want) -> Choice | Refusal:
     if want.torch and not any(major_minor(r.version) == major_minor(want.torch) for r in releases):
         known = ", ".join(r.version for r in releases)
         raise UserError("setup.unknown_torch", value=want.torch, known=known)
-    everything = [(r, c) for r in releases for c in _variants(r)]
+    everything = [(r, c) for r in releases if _new_enough(r, want) for c in _variants(r)]
     asked = [
         (r, c)
         for r, c in everything
@@ -156,9 +163,10 @@ def _refuse(
         "driver": target.driver,
     }
     if not asked:
-        reason = "no_variant"
         rel = next((r for r in releases if r.version == major_minor(want.torch)), None)
-        params["variants"] = ", ".join(wheel_tag(c) for c in _variants(rel)) if rel else "-"
+        reason = "no_variant" if rel else "no_cuda"
+        cudas = _variants(rel) if rel else sorted({c for _, c in everything}, key=_cuda_key)
+        params["variants"] = ", ".join(wheel_tag(c) for c in cudas) or "-"
         sources: tuple[str, ...] = tuple(rel.source_ids()) if rel else ()
     else:
         fails = [_failure(t, target, r, c, want) for r, c in asked]
@@ -167,10 +175,16 @@ def _refuse(
         params.update(torch=release.version, cuda=cuda)
         if reason == "python":
             params.update(low=release.python_min, high=release.python_max)
-            if want.python_min:
-                params.update(low=want.python_min, high=want.python_max)
+            if want.python_min or want.python_max:
+                low = max(want.python_min, release.python_min, key=lambda v: parse(v) or ())
+                high = min(
+                    want.python_max or release.python_max,
+                    release.python_max,
+                    key=lambda v: parse(v) or (),
+                )
+                params.update(low=low, high=high)
         if reason == "driver":
-            params["need"] = driver_need(t.compat, cuda, target.os == "windows") or "?"
+            params["need"] = t.compat.driver_need(cuda, target.os == "windows") or "?"
         sources = _sources(t, release, cuda)
     nearest, near_params = _nearest(t, target, everything)
     if reason == "python":  # the same wheel on a Python it ships for
@@ -179,6 +193,10 @@ def _refuse(
             {k: params[k] for k in ("torch", "low", "high")},
         )
     return Refusal(f"setup.refuse.{reason}", params, nearest, near_params, sources)
+
+
+def _cuda_key(cuda: str) -> tuple[int, ...]:
+    return parse(cuda) or ()
 
 
 def _nearest(
@@ -191,7 +209,7 @@ def _nearest(
             return "setup.nearest.wheel", {"torch": release.version, "tag": wheel_tag(cuda)}
     for release, cuda in everything:
         if _failure(t, target, release, cuda, plain) == "driver":
-            need = driver_need(t.compat, cuda, target.os == "windows") or "?"
+            need = t.compat.driver_need(cuda, target.os == "windows") or "?"
             tag = wheel_tag(cuda)
             return "setup.nearest.driver", {"torch": release.version, "tag": tag, "need": need}
     for release, cuda in everything:
@@ -208,7 +226,7 @@ def _nearest(
 
 def pick_rocm(t: SetupTables, target: Target, want: Want) -> Choice | Refusal:
     """The newest release with a ROCm wheel for this Python (and the host's ROCm X.Y if given)."""
-    releases = [r for r in _releases(t) if r.rocm]
+    releases = [r for r in _releases(t) if r.rocm and _new_enough(r, want)]
     if want.torch:
         releases = [r for r in releases if r.version == major_minor(want.torch)]
     rocm_ok = [r for r in releases if not target.rocm or _same_rocm(r.rocm, target.rocm)]
@@ -232,7 +250,7 @@ def _same_rocm(a: str, b: str) -> bool:
 
 def pick_plain(t: SetupTables, target: Target, want: Want, variant: str) -> Choice | Refusal:
     """CPU wheels (`cpu` index) or plain PyPI (macOS: MPS): the newest release for the Python."""
-    releases = _releases(t)
+    releases = [r for r in _releases(t) if _new_enough(r, want)]
     if want.torch:
         releases = [r for r in releases if r.version == major_minor(want.torch)]
     for release in releases:

@@ -9,6 +9,8 @@
 - "cuDNN version incompatibility: … compiled against (8, 7, 0) but found runtime version …".
 - "HIP error: invalid device function": a ROCm build without this gfx target.
 - NCCL errors and watchdog timeouts; "undefined symbol" from torch_npu.
+- "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of
+  which 1.06 GiB is free" (and the older "(GPU 0; 23.65 GiB total capacity; …)" form).
 """
 
 from __future__ import annotations
@@ -42,6 +44,15 @@ _NCCL = re.compile(
     r"|DistBackendError[^\n]*)"
 )
 _WATCHDOG = re.compile(r"Watchdog caught collective operation timeout[^\n]*")
+_OOM = re.compile(r"(?:CUDA|HIP) out of memory\.(?P<rest>[^\n]{0,600})")
+_SIZE = r"(\d+(?:\.\d+)?\s*[KMGT]iB)"
+_OOM_FIELDS = {
+    "tried": re.compile(r"Tried to allocate " + _SIZE),
+    "total": re.compile(r"total capacity of " + _SIZE + r"|" + _SIZE + r" total capacity"),
+    "free": re.compile(r"of which " + _SIZE + r" is free|" + _SIZE + r" free"),
+    "gpu": re.compile(r"\bGPU (\d+)"),
+    "unallocated": re.compile(_SIZE + r" is reserved by PyTorch but unallocated"),
+}
 _NPU_SYMBOL = re.compile(
     r"torch_npu[^\n]{0,300}undefined symbol[^\n]{0,300}"
     r"|undefined symbol: \w{0,40}(?:Msprof|atb|npu)\w*",
@@ -151,6 +162,9 @@ def _more(text: str) -> list[Block]:
     m = _WATCHDOG.search(text)
     if m:
         out.append(_block(text, m, "NCCL watchdog timeout", {"nccl_timeout": m.group(0)[:300]}))
+    m = _OOM.search(text)
+    if m:
+        out.append(_block(text, m, "out of memory", {"oom": _oom_fields(m.group("rest"))}))
     out += _mentions(text)
     m = _PY_PATH.search(text)
     if m:
@@ -160,4 +174,14 @@ def _more(text: str) -> list[Block]:
         out.append(
             _block(text, m, "torch_npu import error", {"npu_import_error": m.group(0)[:300]})
         )
+    return out
+
+
+def _oom_fields(rest: str) -> dict[str, str]:
+    """What PyTorch's out-of-memory message says: size asked for, the GPU, its total and free
+    memory, the reserved-but-unallocated part (empty strings where the message has none)."""
+    out: dict[str, str] = {}
+    for key, rx in _OOM_FIELDS.items():
+        m = rx.search(rest)
+        out[key] = next((g for g in m.groups() if g), "") if m else ""
     return out

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
+from gpuwise.doctor.gpu_names import fill_capabilities
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, exit_code
 from gpuwise.doctor.paste.assemble import Pasted, assemble, find_blocks
 from gpuwise.doctor.paste.model import Text
 from gpuwise.doctor.summary import summary
-from gpuwise.doctor.tables import CompatTables
 from gpuwise.doctor.view import Facts, any_facts, driver_version, torch_info
 from gpuwise.i18n import t
 from gpuwise.probe.result import as_dict
@@ -123,6 +124,7 @@ def diagnose_texts(texts: list[Text], tables: CompatTables) -> tuple[Pasted, lis
     """Recognise, assemble and diagnose (no I/O: the texts were already read)."""
     pasted = assemble(find_blocks(texts))
     _gfx_from_codenames(pasted.facts, tables)
+    fill_capabilities(pasted.facts, tables)  # nvidia-smi's table names GPUs, not capabilities
     return pasted, diagnose(Inputs(pasted.facts, tables, pasted=True))
 
 

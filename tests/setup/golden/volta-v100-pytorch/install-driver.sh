@@ -9,6 +9,7 @@ if [ "${ID:-}" != "ubuntu" ]; then
 fi
 sudo apt-get update
 # The pinned wheels need NVIDIA driver >= 525; DKMS rebuilds it per kernel.
-sudo apt-get install -y --no-install-recommends "linux-headers-$(uname -r)" dkms ubuntu-drivers-common
+sudo apt-get install -y --no-install-recommends "linux-headers-$(uname -r)" dkms
+# Branch 580, the one gpuwise setup chose for these pins.
 sudo apt-get install -y nvidia-driver-580
 echo "Reboot, then run ./verify.sh"

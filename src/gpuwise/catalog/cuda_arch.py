@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from gpuwise.doctor.versions import parse
+from gpuwise.catalog.versions import parse
 
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([a-z]?)$")
 
