@@ -27,6 +27,10 @@ SKIPPED = {
     "verdict, not the README's: tests/doctor runs it on fake machines",
     "calibrate --runs": "needs recorded GPU runs with estimates; without a GPU it refuses with a "
     "hint (exit 2), as tests/bench/test_calibrate_runs.py checks",
+    "serve": "a server that runs until Ctrl-C: tests/web/test_serve_cli.py starts it on a free "
+    "loopback port, fetches a page and stops it",
+    "mcp": "an MCP server that answers on stdin until its client closes it: tests/web/test_mcp.py "
+    "starts it as a client does, lists its tools and calls one",
 }
 """README lines not run here (key: the line's first words), and why."""
 

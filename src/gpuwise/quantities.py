@@ -127,6 +127,7 @@ QUANTITIES: dict[str, Quantity] = {
     "top": Quantity(
         "count", 1, 1_000, "rows shown; more than 1 000 is not a table anyone reads", integer=True
     ),
+    "port": Quantity("plain", 1, 65_535, "a TCP port (gpuwise serve --port)", integer=True),
     # ---- memory, storage and bandwidth (decimal GB as vendors state them)
     "memory_gb": Quantity(
         "memory",

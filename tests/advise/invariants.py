@@ -202,5 +202,5 @@ def check_rendered(cat: Catalog, plan: Plan) -> None:
     render_plan(Console(file=buf, width=200, markup=False, highlight=False), report)
     for kind, text in (("text", buf.getvalue()), ("markdown", markdown(report))):
         assert not NEGATIVE_ZERO.search(text), (kind, NEGATIVE_ZERO.findall(text))
-    text = json_text(report, [])
+    text = json_text(report)
     assert not NEGATIVE_ZERO.search(text), ("json", NEGATIVE_ZERO.findall(text))

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from gpuwise.cli.cmd_record import _estimate
-from gpuwise.cli.estimate_options import JobOptions
 from gpuwise.monitor.paths import store_path
 from gpuwise.monitor.store import RunStore
 from gpuwise.monitor.tokens import TokenTotals, advance
+from gpuwise.service.job import JobOptions
 
 MODEL, GPU = "llama-3.1-8b", "h200"
 EST = ("estimate", MODEL, "--gpu", GPU, "--engine", "vllm", "--gen-tokens", "256", "--json")

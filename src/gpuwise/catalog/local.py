@@ -6,8 +6,11 @@ dated by its modification time).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -26,13 +29,27 @@ has 1 T). More means a mistyped size (hidden_size 1e9 gave 4e15 B parameters and
 exit 0, in the newcomer review), so it is refused rather than estimated."""
 
 
+_paths_allowed: ContextVar[bool] = ContextVar("gpuwise_local_paths", default=True)
+
+
+@contextlib.contextmanager
+def without_local_paths() -> Iterator[None]:
+    """Inside the block a model name is never a file: `gpuwise serve` and `gpuwise mcp` take
+    names from requests, and no request may make gpuwise look at (or read) a path."""
+    token = _paths_allowed.set(False)
+    try:
+        yield
+    finally:
+        _paths_allowed.reset(token)
+
+
 def looks_like_path(name: str) -> bool:
-    """True when the argument names something on disk (or clearly means to)."""
-    return (
-        Path(name).exists()
-        or name.endswith((".gguf", "config.json"))
-        or name.startswith(("./", "../", "/", "~"))
-    )
+    """True when the argument names something on disk (or clearly means to). Without local
+    paths (:func:`without_local_paths`) only the spelling is read, never the disk."""
+    spelled = name.endswith((".gguf", "config.json")) or name.startswith(("./", "../", "/", "~"))
+    if not _paths_allowed.get():
+        return spelled or "\\" in name or ".." in name
+    return spelled or Path(name).exists()
 
 
 def resolve_model(catalog: Catalog, name: str) -> LlmModel:
@@ -50,6 +67,8 @@ def local_source(path: Path) -> Source:
 
 def read_local_model(path: Path) -> LlmModel:
     """Read a config.json folder or file, or a GGUF file; bad files raise a one-line UserError."""
+    if not _paths_allowed.get():
+        raise UserError("model.path_not_here", name=str(path))
     if path.is_dir():
         path = path / "config.json"
     if not path.exists():

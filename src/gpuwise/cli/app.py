@@ -19,7 +19,7 @@ from gpuwise.i18n import detect_lang, get_lang, set_lang, t
 COMMANDS = (
     "gpus", "models", "estimate", "fit", "offers", "cost", "plan", "doctor", "supervise",
     "watch", "record", "runs", "exporter", "prices", "bench", "calibrate",
-    "setup", "audit", "export",
+    "setup", "audit", "export", "serve", "mcp",
 )  # fmt: skip
 
 

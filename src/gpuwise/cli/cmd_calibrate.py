@@ -207,11 +207,11 @@ def _decode_run(cat: Any, run: Any) -> Any:
     """The run as a decode fit point, or None: it needs the job with a known GPU, the engine's
     counters with one request at a time, and no weights offloaded to the CPU."""
     from gpuwise.calibrate.decode_runs import DecodeRun
-    from gpuwise.cli.estimate_options import JobOptions, build_request
     from gpuwise.errors import UserError
     from gpuwise.estimate.constants import MemoryConstants
     from gpuwise.estimate.resolve import resolve
     from gpuwise.monitor.tokens import token_rates
+    from gpuwise.service.job import JobOptions, build_request
 
     est, stored = run.options["estimate"], run.options.get("tokens")
     job = est.get("job") or {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -137,33 +137,15 @@ def _check(
     checkpoint_min: float,
 ) -> None:
     """Bad numbers end here with one clear line (exit 2)."""
-    from gpuwise.errors import UserError
+    from gpuwise.service.cost import check_cost_inputs
 
-    if not 0 <= hours <= 24:
-        raise UserError("cost.bad_hours", value=hours)
-    if months < 1:
-        raise UserError("cost.bad_months", value=months)
-    if idle is not None and not 0 <= idle <= 24 - hours:
-        raise UserError("cost.bad_idle_hours", value=idle, max=24 - hours)
-    for option, value in (
-        ("--data-gb", data_gb),
-        ("--egress-gb-per-month", egress_gb),
-        ("--snapshot-gb", snapshot_gb),
-        ("--checkpoint-min", checkpoint_min),
-    ):
-        if value < 0:
-            raise UserError("cost.negative", option=option, value=value)
-
-
-def _in_currency(ctx: Any, opts: OwnOptions) -> OwnOptions:
-    """Prices typed with another currency's symbol (`--card-price ¥12000`) converted."""
-    import dataclasses
-
-    from gpuwise.cli.numbers import money_in
-
-    card = money_in(ctx, opts.card_price, "--card-price")
-    host = money_in(ctx, opts.host_price, "--host-price")
-    return dataclasses.replace(opts, card_price=card, host_price=host)
+    sizes = {
+        "--data-gb": data_gb,
+        "--egress-gb-per-month": egress_gb,
+        "--snapshot-gb": snapshot_gb,
+        "--checkpoint-min": checkpoint_min,
+    }
+    check_cost_inputs(hours, months, idle, sizes)
 
 
 def _run(
@@ -182,15 +164,9 @@ def _run(
     as_json: bool,
     force: bool = False,
 ) -> None:
-    import datetime as dt
-
-    from gpuwise.catalog import load_catalog
-    from gpuwise.cli.cmd_offers import default_currency
-    from gpuwise.cost.report import cheapest_billing, cost_report
-    from gpuwise.cost.resolve import make_context
-    from gpuwise.cost.system import resolve_purchase
     from gpuwise.errors import UserError
     from gpuwise.render import out
+    from gpuwise.service.cost import cost_data
 
     if not own and not vs:
         raise UserError("cost.nothing_to_compare")
@@ -198,12 +174,10 @@ def _run(
         from gpuwise.userfiles import check_output
 
         check_output(Path(plot), force, "--plot")
-    cat = load_catalog()
-    ctx = make_context(cat, default_currency(currency), dt.date.today(), fx)
-    own_opts = _in_currency(ctx, own_opts)
-    owned = resolve_purchase(cat, ctx, own, count, own_opts) if own else None
-    rents = [cheapest_billing(cat, ctx, v, rent_opts, hours_per_day, months, usage) for v in vs]
-    report = cost_report(ctx, owned, rents, hours_per_day, months, usage, idle_hours)
+    report = cost_data(
+        own, count, vs, hours_per_day, months, idle_hours, usage, own_opts, rent_opts,
+        currency, fx,
+    )  # fmt: skip
     notes: list[str] = []
     if plot:
         from gpuwise.i18n import get_lang

@@ -52,11 +52,9 @@ def _run_paste(
     """Diagnose pasted text; flags that only make sense on this machine are refused."""
     import time
 
-    from gpuwise.catalog import load_catalog
-    from gpuwise.catalog.compat import CompatTables
-    from gpuwise.doctor.paste.report import make_paste_report
     from gpuwise.errors import UserError
     from gpuwise.render import out
+    from gpuwise.service.doctor import paste_report
 
     for flag, value in (
         ("--nccl", nccl),
@@ -68,10 +66,7 @@ def _run_paste(
             raise UserError("doctor.from_conflict", flag=flag)
     start = time.monotonic()
     texts = [read_paste(n) for n in names]
-    tables = CompatTables.from_catalog(load_catalog())
-    report = make_paste_report(texts, tables, time.monotonic() - start)
-    if not report["paste"]["blocks"]:
-        raise UserError("doctor.paste_nothing", files=", ".join(names))
+    report = paste_report(texts, start)
     if as_json:
         out.emit_json(report)
     else:

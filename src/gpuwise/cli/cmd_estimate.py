@@ -6,9 +6,10 @@ from typing import Any
 
 import typer
 
-from gpuwise.cli.estimate_options import JobOptions, build_job, reading_note, with_job_options
+from gpuwise.cli.estimate_options import with_job_options
 from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
+from gpuwise.service.job import JobOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -38,16 +39,16 @@ def register(app: typer.Typer) -> None:
         job: JobOptions | None = None,
     ) -> None:
         assert job is not None
-        for flag, value in (
-            ("--concurrency", concurrency),
-            ("--train-tokens", train_tokens),
-            ("--epochs", epochs),
-            ("--cpu-bandwidth", cpu_bandwidth),
-        ):
-            if value is not None and value <= 0:
-                from gpuwise.errors import UserError
+        from gpuwise.service.estimate import check_positive
 
-                raise UserError("estimate.not_positive", flag=flag, value=value)
+        check_positive(
+            {
+                "--concurrency": concurrency,
+                "--train-tokens": train_tokens,
+                "--epochs": epochs,
+                "--cpu-bandwidth": cpu_bandwidth,
+            }
+        )
         opts = {
             "concurrency": concurrency,
             "train_tokens": train_tokens,
@@ -61,27 +62,10 @@ def register(app: typer.Typer) -> None:
 def _run(
     model: str, gpu_name: str | None, as_json: bool, job: JobOptions, opts: dict[str, Any]
 ) -> None:
-    from gpuwise.errors import UserError
-    from gpuwise.estimate.constants import MemoryConstants
-    from gpuwise.estimate.report import estimate_report
-    from gpuwise.estimate.speed_constants import SpeedConstants
     from gpuwise.render import out
+    from gpuwise.service.estimate import estimate_data
 
-    cat, req, reading = build_job(model, job)
-    consts = MemoryConstants.from_catalog(cat)
-    gpu = cat.gpu(gpu_name) if gpu_name else None
-    if gpu is not None:
-        from gpuwise.estimate.support import check_runs_on
-
-        check_runs_on(cat, req, gpu)
-    if gpu is None and (opts["concurrency"] or opts["train_tokens"]):
-        raise UserError("speed.needs_gpu")
-    sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
-    report = estimate_report(req, consts, gpu, sc, opts)
-    report["model"]["reading"] = reading.as_dict(req.training, job.engine, job.quant)
-    note = reading_note(reading, job)
-    if note is not None:  # the reading first: it decides every number below
-        report["notes"].insert(0, note)
+    report = estimate_data(model, gpu_name, job, opts)
     if as_json:
         out.emit_json(report)
         return

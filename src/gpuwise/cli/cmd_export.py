@@ -49,10 +49,10 @@ def run(
     from gpuwise.advise.scenario import parse_scenario
     from gpuwise.catalog import load_catalog
     from gpuwise.cli.cmd_plan import _source
-    from gpuwise.cli.flags import check_plan_sources
     from gpuwise.errors import UserError
     from gpuwise.export import TARGETS, build
     from gpuwise.export.check import check_target
+    from gpuwise.service.flags import check_plan_sources
 
     if to is None:
         raise UserError("export.no_target", known=", ".join(TARGETS))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from gpuwise.cli.estimate_options import JobOptions, build_job, reading_note, with_job_options
+from gpuwise.cli.estimate_options import with_job_options
 from gpuwise.i18n import t
+from gpuwise.service.job import JobOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -24,51 +25,17 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(model: str, vendor: str | None, as_json: bool, job: JobOptions) -> None:
-    from gpuwise.catalog.query import filter_gpus
-    from gpuwise.estimate.constants import MemoryConstants
-    from gpuwise.estimate.fit import fit_catalog
-    from gpuwise.estimate.resolve import resolve
-    from gpuwise.render import out
-
-    cat, req, reading = build_job(model, job)
-    consts = MemoryConstants.from_catalog(cat)
-    resolve(req, consts)  # bad input fails here, once, not per GPU
-    from gpuwise.catalog.serialize import listing_of
-
-    chosen = filter_gpus(listing_of(cat)["gpus"], vendor, 0.0, None)
-    from gpuwise.cli.flags import fit_counts
     from gpuwise.estimate.fit import GPU_COUNTS
+    from gpuwise.render import out
+    from gpuwise.service.estimate import fit_data
+    from gpuwise.service.flags import fit_counts
 
-    counts = fit_counts(job.gpus, GPU_COUNTS)
-    from gpuwise.estimate.support import runs_on
-
-    gpus = [cat.gpu_by_id(g["id"]) for g in chosen]
-    rows = fit_catalog(req, consts, [g for g in gpus if runs_on(cat, req, g)], counts)
-    data = [
-        {
-            "gpu": r.gpu.id,
-            "name": r.gpu.name,
-            "count": r.count,
-            "device_total_bytes": r.estimate.device_total_bytes,
-            "headroom_bytes": r.headroom_bytes,
-            "max_context": r.max_context,
-            "strategy": r.estimate.inputs["strategy"],
-        }
-        for r in rows
-    ]
+    result = fit_data(model, vendor, job, lambda: fit_counts(job.gpus, GPU_COUNTS))
     if as_json:
-        out.emit_json(
-            {
-                "model": req.model.id,
-                "mode": req.mode,
-                "reading": reading.as_dict(req.training, job.engine, job.quant),
-                "fits": data,
-            }
-        )
+        out.emit_json(result.data)
         return
     from gpuwise.render.fit import fit_table
 
-    out.console().print(fit_table(req.model.name, req.mode, data))
-    note = reading_note(reading, job)
-    if note is not None:
-        out.console().print("• " + t(note["key"], **note["params"]))
+    out.console().print(fit_table(result.model_name, result.data["mode"], result.data["fits"]))
+    if result.note is not None:
+        out.console().print("• " + t(result.note["key"], **result.note["params"]))

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import typer
 
 from gpuwise.cli.numbers import number
-from gpuwise.i18n import get_lang, t
-
-if TYPE_CHECKING:
-    from gpuwise.prices.index import OfferIndex
+from gpuwise.i18n import t
 
 
 def default_currency(value: str | None) -> str:
     """The --currency value, or CNY for Chinese output and USD otherwise."""
-    if value:
-        return value
-    from gpuwise.i18n import get_lang
+    from gpuwise.service.offers import default_currency as default
 
-    return "CNY" if get_lang() == "zh" else "USD"
+    return default(value)
 
 
 def register(app: typer.Typer) -> None:
@@ -63,55 +56,23 @@ def _run(
     fx: float | None,
     as_json: bool,
 ) -> None:
-    import datetime as dt
-
-    from gpuwise.cli.numbers import money_in
-    from gpuwise.cost.plain_context import plain_context
-    from gpuwise.prices.index import load_index
-    from gpuwise.prices.offer_query import query
     from gpuwise.render import out
+    from gpuwise.service.offers import finding_text, query_offers
 
-    index = load_index()  # plain data: no typed catalog on this path (10,000 offers load fast)
-    ctx = plain_context(index, default_currency(currency), dt.date.today(), fx)
-    max_price = money_in(ctx, max_price, "--max-price")
-    rows = [r.as_dict() for r in query(index, ctx, gpu, provider, region, billing, max_price)]
-    hint = _no_public_prices(index, provider)
+    result = query_offers(gpu, provider, region, billing, max_price, currency, fx)
     if as_json:
-        data = {"currency": ctx.currency, "today": ctx.today.isoformat(), "offers": rows}
-        data["findings"] = [_finding(k, p) for k, p in index.findings]
-        if hint:
-            data["hint"] = hint
-        out.emit_json(data)
+        out.emit_json(result.as_json())
         return
     from gpuwise.render.offers import legend_lines, offers_text
 
     console = out.console()
     # The table is plain text (no styles, cells never wrap): written as is, 10,000 rows take
     # milliseconds instead of the second rich's line layout needs.
-    console.file.write(offers_text(rows, ctx.currency) + "\n")
-    for line in legend_lines(rows):
+    console.file.write(offers_text(result.rows, result.ctx.currency) + "\n")
+    for line in legend_lines(result.rows):
         console.print(line)
-    for key, params in index.findings:
+    for key, params in result.index.findings:
         if key != "catalog.override_left_out":  # already said on stderr (catalog loader)
-            console.print("⚠ " + _finding(key, params))
-    if hint:
-        console.print(hint)
-
-
-def _finding(key: str, params: tuple[tuple[str, str], ...]) -> str:
-    """A loading problem that did not stop the command, in the user's language."""
-    values: dict[str, Any] = dict(params)
-    return t(key, None, **values)
-
-
-def _no_public_prices(index: OfferIndex, provider: str | None) -> str | None:
-    """For a provider that publishes no price list: say so, and how to add the user's quotes."""
-    if not provider:
-        return None
-    from gpuwise.prices.offer_query import provider_id
-
-    p = index.providers[provider_id(index, provider)]
-    if p.public_prices and any(r.provider == p.id for r in index.records):
-        return None
-    name = p.name_zh if get_lang() == "zh" else p.name_en
-    return t("prices.no_public_prices", name=name, provider=p.id)
+            console.print("⚠ " + finding_text(key, params))
+    if result.hint:
+        console.print(result.hint)

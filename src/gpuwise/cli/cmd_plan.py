@@ -10,8 +10,6 @@ import typer
 from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
-PERSONAS = ("individual", "small-team", "enterprise-domestic", "cost-extreme")
-
 
 def register(app: typer.Typer) -> None:
     """Add `plan` to the root app."""
@@ -102,7 +100,7 @@ def register(app: typer.Typer) -> None:
             "frameworks": framework or None,
             "max_gpus": max_gpus,
         }
-        from gpuwise.cli.flags import plan_budget
+        from gpuwise.service.flags import plan_budget
 
         flags["budget"] = plan_budget(budget, budget_per, currency)
         _run(scenario, persona, example, flags, fx, top, as_json, markdown_file, force)
@@ -113,16 +111,13 @@ def _source(
 ) -> tuple[dict[str, Any], str]:
     """The scenario data and where it came from (file, persona, example or flags only)."""
     from gpuwise.advise.scenario import _read
-    from gpuwise.errors import UserError
+    from gpuwise.service.plan import persona_data
 
     if scenario is not None:
         return _read(scenario), str(scenario)
     if persona or example:
-        name = "example" if example else persona
-        if name not in (*PERSONAS, "example"):
-            raise UserError("plan.bad_persona", value=persona, choices=", ".join(PERSONAS))
-        path = Path(__file__).parent.parent / "advise" / "personas" / f"{name}.yaml"
-        return _read(path), f"--persona {name}"
+        name = "example" if example else str(persona)
+        return persona_data(name), f"--persona {name}"
     return {}, "flags"
 
 
@@ -137,14 +132,9 @@ def _run(
     markdown_file: Path | None,
     force: bool,
 ) -> None:
-    import datetime as dt
-
-    from gpuwise.advise.plan import make_plan
-    from gpuwise.advise.report import plan_report
-    from gpuwise.advise.scenario import merge, parse_scenario
-    from gpuwise.catalog import load_catalog
     from gpuwise.errors import UserError
     from gpuwise.render import out
+    from gpuwise.service.plan import plan_from
 
     if top < 1:
         raise UserError("estimate.not_positive", flag="--top", value=top)
@@ -152,19 +142,12 @@ def _run(
         from gpuwise.userfiles import check_output
 
         check_output(markdown_file, force, "--markdown")
-    from gpuwise.cli.flags import check_budget_complete, check_plan_choices, check_plan_sources
+    from gpuwise.service.flags import check_plan_choices, check_plan_sources
 
     check_plan_sources(scenario, persona, example)
     check_plan_choices(flags)
     data, origin = _source(scenario, persona, example)
-    data = merge(data, {k: v for k, v in flags.items() if v not in (None, {})})
-    check_budget_complete(data, origin)
-    if not data.get("workload", {}).get("model") or not data["workload"].get("kind"):
-        raise UserError("plan.no_workload", file=origin)
-    s = parse_scenario(data, origin)
-    cat = load_catalog()
-    s = _host_price_in_currency(cat, s, flags.get("host_price"), fx)
-    report = plan_report(cat, make_plan(cat, s, dt.date.today(), fx), top)
+    report = plan_from(data, origin, flags, fx, top).report
     if markdown_file is not None:
         from gpuwise.render.plan import markdown
         from gpuwise.userfiles import write_text_output
@@ -176,17 +159,3 @@ def _run(
     from gpuwise.render.plan import render_plan
 
     render_plan(out.console(), report)
-
-
-def _host_price_in_currency(cat: Any, s: Any, typed: Any, fx: float | None) -> Any:
-    """`--host-price ¥8000` in a USD plan: converted at the catalog's dated rate (or --fx) and
-    said on stderr, never read as 8000 dollars."""
-    if getattr(typed, "currency", None) in (None, s.currency):
-        return s
-    import datetime as dt
-
-    from gpuwise.cli.numbers import money_in
-    from gpuwise.cost.resolve import make_context
-
-    ctx = make_context(cat, s.currency, dt.date.today(), fx)
-    return s.model_copy(update={"host_price": money_in(ctx, typed, "--host-price")})

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gpuwise.cli.estimate_options import JobOptions, with_job_options
+from gpuwise.cli.estimate_options import with_job_options
 from gpuwise.i18n import t
+from gpuwise.service.job import JobOptions
 
 if TYPE_CHECKING:
     from gpuwise.monitor.store import RunStore
@@ -84,7 +85,7 @@ def _estimate(model: str, gpu_name: str | None, job: JobOptions) -> dict[str, An
     speed when the GPU is known), and the job itself so `calibrate --runs` can estimate it again."""
     from dataclasses import asdict
 
-    from gpuwise.cli.estimate_options import build_request
+    from gpuwise.service.job import build_request
 
     cat, req = build_request(model, job)
     gpu = cat.gpu(gpu_name) if gpu_name else None
@@ -116,8 +117,8 @@ def _with_recorded_gpu(store: RunStore, run_id: int, estimate: dict[str, Any]) -
     knows it (the memory estimate stays the GPU-less one the user asked for)."""
     from gpuwise.bench.identify import identify
     from gpuwise.catalog import load_catalog
-    from gpuwise.cli.estimate_options import JobOptions, build_request
     from gpuwise.errors import UserError
+    from gpuwise.service.job import JobOptions, build_request
 
     run = store.run(run_id)
     names = [str(g["name"]) for g in run.gpus if g.get("name")]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gpuwise import units
+from gpuwise.service.money import money_in as money_in  # re-exported for the commands
 
 if TYPE_CHECKING:
     _ParamType = click.ParamType[Any, Any]  # generic in click 8.2+
@@ -82,31 +83,3 @@ def number(quantity: str, whole: bool = False) -> NumberType:
 def number_or_name(quantity: str) -> NumberOrNameType:
     """The click type for an option holding a number or a preset name."""
     return NumberOrNameType(quantity)
-
-
-def money_in(ctx: Any, value: float | None, flag: str) -> float | None:
-    """An amount typed with a currency (`¥12000`) in the command's result currency.
-
-    `ctx` is a cost Context (its `currency` and `money`, i.e. the catalog's dated exchange rate
-    or `--fx`). The conversion is said on stderr, so nothing is converted silently.
-    """
-    if not isinstance(value, units.Amount) or value.currency in (None, ctx.currency):
-        return value
-    import sys
-
-    from gpuwise.i18n import t
-
-    converted = float(ctx.money(float(value), value.currency))
-    rate = ctx.fx.rate("CNY") / ctx.fx.rate("USD")
-    sys.stderr.write(
-        t(
-            "units.currency_converted",
-            flag=flag,
-            value=f"{float(value):g} {value.currency}",
-            converted=f"{converted:,.2f}",
-            currency=ctx.currency,
-            rate=f"{rate:g}",
-        )
-        + "\n"
-    )
-    return converted

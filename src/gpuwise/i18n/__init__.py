@@ -11,6 +11,8 @@ import hashlib
 import json
 import os
 import string
+from collections.abc import Iterator
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +20,9 @@ from typing import Any, Literal
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
 _current: list[Lang] = []
+_scoped: ContextVar[Lang | None] = ContextVar("gpuwise_lang", default=None)
+"""The language of one request in `gpuwise serve` / `gpuwise mcp`: set per thread or task by
+:func:`using_lang`, so two requests in different languages never see each other's."""
 
 
 def detect_lang(explicit: str | None = None) -> Lang:
@@ -37,8 +42,23 @@ def set_lang(lang: Lang) -> None:
     _current[:] = [lang]
 
 
+@contextlib.contextmanager
+def using_lang(lang: Lang) -> Iterator[None]:
+    """Speak `lang` inside the block (this thread or task only); the process language is
+    untouched. The web and MCP servers answer each request in its own language this way."""
+    token = _scoped.set(lang)
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
+
+
 def get_lang() -> Lang:
-    """The language in force (detected once if never set)."""
+    """The language in force: a :func:`using_lang` block's, else the process language
+    (detected once if never set)."""
+    scoped = _scoped.get()
+    if scoped is not None:
+        return scoped
     if not _current:
         _current.append(detect_lang())
     return _current[0]

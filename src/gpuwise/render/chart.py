@@ -8,8 +8,10 @@ so (square boxes are never drawn).
 
 from __future__ import annotations
 
+import io
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gpuwise.errors import UserError
 from gpuwise.i18n import Lang, t
@@ -32,6 +34,9 @@ CJK_FONTS = (
     "AR PL UMing CN",
 )
 """Fonts with Simplified Chinese glyphs, best first."""
+
+_RC_LOCK = threading.Lock()
+"""matplotlib's rc settings are process-wide: `gpuwise serve` may draw two charts at once."""
 
 _CJK_HINTS = ("CJK", "Source Han", "WenQuanYi", "YaHei", "Hei", "Sarasa", "Droid Sans Fallback")
 
@@ -68,13 +73,40 @@ def plot_cumulative(
                 "font.sans-serif": [font, *rcParams["font.sans-serif"]],
                 "axes.unicode_minus": False,
             }
-    with rc_context(rc):  # type: ignore[arg-type]
+    with _RC_LOCK, rc_context(rc):  # type: ignore[arg-type]
         _draw(report, save_to or path, label_lang)
     notes.append(t("cost.plot_written", path=path))
     return notes
 
 
-def _draw(report: dict[str, Any], path: str, label_lang: Lang) -> None:
+def chart_svg(report: dict[str, Any], lang: Lang) -> str:
+    """The chart as SVG text for a web page. Text stays text (the reader's browser draws the
+    Chinese with its own fonts, so no CJK font is needed here); a CJK font, where one is
+    installed, only makes the layout measure Chinese labels right."""
+    import warnings
+
+    from matplotlib import rc_context, rcParams
+
+    rc: dict[str, Any] = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "gpuwise",
+        "axes.unicode_minus": False,
+    }
+    font = find_cjk_font() if lang == "zh" else None
+    if font is not None:
+        rc.update(
+            {"font.family": "sans-serif", "font.sans-serif": [font, *rcParams["font.sans-serif"]]}
+        )
+    buf = io.BytesIO()
+    with _RC_LOCK, rc_context(rc), warnings.catch_warnings():  # type: ignore[arg-type]
+        warnings.simplefilter("ignore")  # "Glyph missing": the browser has the glyphs
+        _draw(report, buf, lang, "svg")
+    return buf.getvalue().decode("utf-8")
+
+
+def _draw(
+    report: dict[str, Any], target: str | IO[bytes], label_lang: Lang, fmt: str = "png"
+) -> None:
     """Draw and save the figure (fonts already configured)."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
@@ -113,9 +145,9 @@ def _draw(report: dict[str, Any], path: str, label_lang: Lang) -> None:
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     try:
-        fig.savefig(Path(path), format="png")
+        fig.savefig(Path(target) if isinstance(target, str) else target, format=fmt)
     except OSError as exc:
-        raise UserError("cost.plot_failed", path=path, problem=str(exc)) from exc
+        raise UserError("cost.plot_failed", path=str(target), problem=str(exc)) from exc
 
 
 def _mark_break_even(

@@ -47,23 +47,31 @@ def emit_json(data: Any) -> None:
     that cannot show the text (GBK, ASCII), non-ASCII characters are escaped (\\uXXXX), which
     every JSON reader decodes back exactly.
     """
-    bad: list[str] = []
-    text = json_text(data, bad)
-    if bad:
-        from gpuwise.i18n import t
-
-        sys.stderr.write(t("output.nonfinite_json", paths=", ".join(bad[:5])) + "\n")
+    clean = finite(data)
+    text = json_text(clean, checked=True)
     if not can_show(sys.stdout, text):
-        text = json_text(data, [], ascii_only=True)
+        text = json_text(clean, ensure_ascii=True, checked=True)
     sys.stdout.write(text)
     sys.stdout.write("\n")
 
 
-def json_text(data: Any, bad: list[str], ascii_only: bool = False) -> str:
-    """The JSON `emit_json` prints: sorted keys, no NaN/Infinity (paths go to `bad`), no -0.0."""
+def finite(data: Any) -> Any:
+    """`data` with NaN and ±Infinity as null; their paths are named on stderr."""
+    bad: list[str] = []
     clean = _finite(data, "$", bad)
+    if bad:
+        from gpuwise.i18n import t
+
+        sys.stderr.write(t("output.nonfinite_json", paths=", ".join(bad[:5])) + "\n")
+    return clean
+
+
+def json_text(data: Any, ensure_ascii: bool = False, checked: bool = False) -> str:
+    """The `--json` text of `data`: sorted keys, real Unicode, never NaN (`checked`: `data`
+    already went through :func:`finite`). `gpuwise serve` and `gpuwise mcp` answer with it."""
+    clean = data if checked else finite(data)
     options: dict[str, Any] = {"indent": 2, "sort_keys": True, "default": str, "allow_nan": False}
-    return json.dumps(clean, ensure_ascii=ascii_only, **options)
+    return json.dumps(clean, ensure_ascii=ensure_ascii, **options)
 
 
 def _finite(value: Any, path: str, bad: list[str]) -> Any:
@@ -84,8 +92,6 @@ def fmt_num(value: float | None, digits: int = 1) -> str:
     """A number for a table cell; '—' for none."""
     if value is None:
         return "—"
-    from gpuwise.i18n import unsigned_zero
-
     if abs(value - round(value)) < 1e-9 and abs(value) >= 10:
         return f"{value:,.0f}"
-    return unsigned_zero(f"{value:,.{digits}f}")
+    return f"{value:,.{digits}f}"
