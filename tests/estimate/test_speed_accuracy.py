@@ -148,6 +148,12 @@ IN_SAMPLE_OUTLIERS = {  # case id: its in-sample error when this list was made
     "deepseek-v3-q5_k_m-8xh100-llamacpp-pp512-augmxnt": 0.746,
     "qwen3-8b-bf16-h20-transformers-decode": 0.656,
     "llama-2-70b-fp8-4xh100-trtllm-ttft128": 0.651,
+    "llama2-70b-q4f16_1-8xa100-mlc-perfbench": 0.607,  # after the serving-TP all-reduce fix
+    # issue 28's new sources: MXFP4 MoE prompts on A100 (no native MXFP4: vLLM's Marlin
+    # fallback) and DeepSeek-V3 MXFP8 pre-training on 256 B200 (pipeline and expert
+    # parallelism of that recipe are not modelled)
+    "gpustack-gpt-oss-20b-mxfp4-vllm-a100-80gb-random-32k-input-278": 0.736,
+    "megatron-bridge-deepseek-v3-full-mxfp8-b200-x256-26.04.01": 0.65,
 }
 """Cases the shipped fit misses by more than IN_SAMPLE_TOLERANCE and whose source gives no
 reason gpuwise could cite; each may stay within a factor of two until it gets a `tolerance`
@@ -161,10 +167,13 @@ def test_shipped_constants_keep_every_case_within_60_percent_or_its_stated_toler
     tolerance the case states with its reason, or (the named outliers) within a factor of
     two."""
     sc = env[2]
+    misses = []
     for pc in prepared:
         error = (predicted(pc, sc) - pc.measured) / pc.measured
         limit = 1.0 if pc.id in IN_SAMPLE_OUTLIERS else IN_SAMPLE_TOLERANCE
-        assert abs(error) <= float(pc.case.get("tolerance", limit)), (pc.id, error)
+        if abs(error) > float(pc.case.get("tolerance", limit)):
+            misses.append((pc.id, round(error, 3)))
+    assert not misses, misses
     assert set(IN_SAMPLE_OUTLIERS) <= {pc.id for pc in prepared}  # a stale name is dropped
 
 

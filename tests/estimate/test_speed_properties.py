@@ -115,7 +115,9 @@ def test_measured_efficiency_override_changes_speed(tmp_path, monkeypatch) -> No
     assert slow < fast
 
 
-def test_zero_bandwidth_override_is_rejected(tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_zero_bandwidth_override_is_left_out_with_a_warning(tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A malformed override file is named and skipped (issue 27): the command still runs on the
+    built-in value, never on a bandwidth of 0."""
     folder = tmp_path / "config" / "catalog"
     folder.mkdir(parents=True)
     (folder / "bad.toml").write_text(
@@ -124,4 +126,4 @@ def test_zero_bandwidth_override_is_rejected(tmp_path, cli) -> None:  # type: ig
         encoding="utf-8",
     )
     res = cli("estimate", "qwen2.5:7b", "--gpu", "4090")
-    assert res.code == 2 and "memory_bandwidth_gbps" in res.err and "bad.toml" in res.err
+    assert res.code == 0 and "memory_bandwidth_gbps" in res.err and "bad.toml" in res.err
