@@ -253,8 +253,14 @@ def _spend(s: Scenario, o: Option) -> float:
     return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
 
 
-def check_constraints(s: Scenario, o: Option, budget_in_ctx: float | None) -> None:
+def check_constraints(
+    s: Scenario, o: Option, budget_in_ctx: float | None, reading_floor: float | None = None
+) -> None:
     """Hard limits: budget, deadline, throughput target, hours in a month.
+
+    `reading_floor` (tokens/s for all requests together) applies where the scenario sets no
+    target: a model that answers each user slower than people read is no service. A card
+    whose speed is unknown is not held to it (its risk says so).
 
     A limit that needs a number the catalog lacks is recorded as unchecked, not passed; a priced
     part that alone breaks the budget still blocks.
@@ -282,6 +288,11 @@ def check_constraints(s: Scenario, o: Option, budget_in_ctx: float | None) -> No
                     {"tps": o.sized.tokens_per_s, "target": w.target_tokens_per_s},
                 )
             )
+    floor_missed = o.sized.speed_known and o.sized.tokens_per_s < (reading_floor or 0.0)
+    if w.kind != "train" and not w.target_tokens_per_s and floor_missed:
+        o.blockers.append(
+            ("plan.block_reading_speed", {"tps": o.sized.tokens_per_s, "target": reading_floor})
+        )
     if o.cost.months > s.months * (1 + 1e-9):  # the runs outlast the project on this option
         needed = o.busy_hours_per_month * o.cost.months / s.months
         o.blockers.append(

@@ -130,7 +130,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         scale = scale_out(c, network_default)
         key = (gpu.id, c.count, scale)
         if key not in sized_cache:
-            si = SizeInputs(model, mc, sc, choice, defaults, scale)
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, reading_floor(cat, s))
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
@@ -288,12 +288,23 @@ def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[s
     }
 
 
+def reading_floor(cat: Catalog, s: Scenario) -> float | None:
+    """Tokens/s all of a service's requests need together when the scenario sets no target:
+    each concurrent request at least as fast as people read (catalog plan_assumption
+    `min_tokens_per_s_per_request`)."""
+    w = s.workload
+    if w.kind == "train" or w.target_tokens_per_s:
+        return None
+    requests = w.concurrency if w.kind == "serve" else 1
+    return requests * plan_value(cat, "min_tokens_per_s_per_request")
+
+
 def _classify(
-    s: Scenario, options: list[Option], budget: float | None
+    s: Scenario, options: list[Option], budget: float | None, floor: float | None = None
 ) -> tuple[list[Option], list[Option], list[Option]]:
     """(ranked, unchecked, infeasible): passing, not checkable, breaking a limit."""
     for o in options:
-        check_constraints(s, o, budget)
+        check_constraints(s, o, budget, floor)
     ranked = sorted((o for o in options if o.feasible and o.checked), key=_rank_key(s))
     unchecked = sorted((o for o in options if o.feasible and not o.checked), key=_rank_key(s))
     infeasible = sorted((o for o in options if not o.feasible), key=lambda o: o.cost.total)
@@ -319,7 +330,8 @@ def make_plan(
     found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     found.options = drop_slower_with_more(found.options, cs)
-    ranked, unchecked, infeasible = _classify(s, found.options, budget)
+    floor = reading_floor(cat, s)
+    ranked, unchecked, infeasible = _classify(s, found.options, budget, floor)
     ranked, unchecked = best_use_of_each_system(ranked), best_use_of_each_system(unchecked)
     set_aside: list[Option] = []
     if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):

@@ -229,6 +229,8 @@ class SizeInputs:
     choice: EngineChoice
     defaults: Defaults
     scale: ScaleOut = ScaleOut()
+    reading_floor: float | None = None
+    """The speed each configuration must reach when the scenario sets no target (plan.py)."""
 
 
 def _sized(
@@ -264,7 +266,7 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
     reads the weights, so a card that misses the target in 16 bits may meet it in fewer
     (the quality caveat goes with the option). None of them meeting it keeps the first fit."""
-    target = s.workload.target_tokens_per_s
+    target = s.workload.target_tokens_per_s or si.reading_floor
     first: Sized | None = None
     for quant in si.choice.quants:
         attempt = _serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
@@ -285,9 +287,13 @@ def _size_replicas(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized |
     """A service across machines runs one replica per machine behind a load balancer, each
     taking its share of the concurrent requests; together they serve the sum of their rates."""
     nodes = si.scale.nodes
-    w = s.workload.model_copy(update={"concurrency": math.ceil(s.workload.concurrency / nodes)})
-    one = s.model_copy(update={"workload": w})
-    sized = _size_serve(one, gpu, count // nodes, si)
+    target = s.workload.target_tokens_per_s
+    share = {"concurrency": math.ceil(s.workload.concurrency / nodes)}
+    if target:
+        share["target_tokens_per_s"] = target / nodes  # type: ignore[assignment]
+    one = s.model_copy(update={"workload": s.workload.model_copy(update=share)})
+    floor = si.reading_floor / nodes if si.reading_floor else None
+    sized = _size_serve(one, gpu, count // nodes, replace(si, reading_floor=floor))
     if sized is None:
         return None
     return replace(sized, count=count, tokens_per_s=sized.tokens_per_s * nodes, replicas=nodes)
