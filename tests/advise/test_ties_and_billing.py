@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
+from gpuwise.advise.answers import answers_of
 from gpuwise.advise.evaluate import incomplete_capex
-from gpuwise.advise.plan import Plan, _answers, caveated, make_plan
+from gpuwise.advise.plan import Plan, caveated, make_plan
 from gpuwise.advise.report import answer_lines
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
@@ -128,7 +129,7 @@ def test_near_tie_is_either_and_names_what_decides() -> None:
     own = next(o for o in plan.options if o.candidate.kind == "own")
     rent = next(o for o in plan.options if o.candidate.kind == "rent")
     gap = abs(own.cost.total - rent.cost.total) / min(own.cost.total, rent.cost.total)
-    answers = _answers(plan.options, gap + 0.01, plan.scenario.months)
+    answers = answers_of(plan.options, gap + 0.01, plan.scenario.months)
     assert answers["buy_or_rent"] == "either"
     either = answers["either"]
     assert either["own"] and either["rent"]
@@ -136,7 +137,7 @@ def test_near_tie_is_either_and_names_what_decides() -> None:
     plan.answers = answers
     line = answer_lines(load_catalog(), plan)[0]
     assert "Either" in line and ("h/day" in line or "any daily use" in line), line
-    strict = _answers(plan.options, gap / 2, plan.scenario.months)
+    strict = answers_of(plan.options, gap / 2, plan.scenario.months)
     assert strict["buy_or_rent"] != "either" and strict["either"] is None
 
 

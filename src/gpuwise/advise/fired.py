@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option
+from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
 from gpuwise.i18n import get_lang, t, unsigned_zero
 
 if TYPE_CHECKING:
-    from gpuwise.advise.plan import Plan
+    from gpuwise.advise.outcome import Plan
 
 Fired = tuple[str, dict[str, Any]]
 SYMBOL = {"CNY": "¥", "USD": "$", "EUR": "€"}
@@ -40,8 +41,6 @@ option_label = _label
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
-    from gpuwise.advise.plan import break_even_of, hours_per_day_of
-
     cur, months = plan.currency, plan.scenario.months
     be = break_even_of(own, rent, months)
     if own.cost.total <= rent.cost.total:

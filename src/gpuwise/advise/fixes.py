@@ -21,7 +21,7 @@ from gpuwise.catalog import Catalog
 from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
-    from gpuwise.advise.plan import Plan
+    from gpuwise.advise.outcome import Plan
 
 Fired = tuple[str, dict[str, Any]]
 MORE_GPUS = (64, 512)
@@ -37,11 +37,12 @@ class Replan:
     cat: Catalog
     today: dt.date
     cny_per_usd: float | None
+    make_plan: Callable[..., Plan]
+    """The planner (advise/plan.py passes its `make_plan`: fixes do not import the planner)."""
 
     def __call__(self, s: Scenario, patch: dict[str, Any]) -> Plan:
-        from gpuwise.advise.plan import make_plan
-
-        return make_plan(self.cat, apply_patch(s, patch), self.today, self.cny_per_usd, fixes=False)
+        scenario = apply_patch(s, patch)
+        return self.make_plan(self.cat, scenario, self.today, self.cny_per_usd, fixes=False)
 
 
 def apply_patch(s: Scenario, patch: dict[str, Any]) -> Scenario:

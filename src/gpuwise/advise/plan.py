@@ -16,6 +16,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuwise.advise.answers import answers_of
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.engines import EngineChoice, choose_engine
@@ -26,7 +27,10 @@ from gpuwise.advise.evaluate import (
     incomplete_capex,
     price,
 )
+from gpuwise.advise.fired import fire_rules
+from gpuwise.advise.fixes import Replan, suggest_fixes
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
+from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -34,34 +38,10 @@ from gpuwise.advise.sizing import Defaults, ScaleOut, Sized, SizeInputs, size
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.catalog.schema import LlmModel
-from gpuwise.cost.compare import break_even
-from gpuwise.cost.model import DAYS_PER_MONTH
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.speed_constants import SpeedConstants
-
-
-@dataclass
-class Plan:
-    """The ranked options, the three answers and the reasons."""
-
-    scenario: Scenario
-    options: list[Option]
-    infeasible: list[Option]
-    answers: dict[str, Any]
-    rules: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    dropped: dict[str, int] = field(default_factory=dict)
-    dropped_examples: dict[str, list[str]] = field(default_factory=dict)
-    suggestions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    unfit: list[tuple[str, float]] = field(default_factory=list)
-    refused: dict[str, list[str]] = field(default_factory=dict)
-    set_aside: list[Option] = field(default_factory=list)
-    unchecked: list[Option] = field(default_factory=list)
-    assumptions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    currency: str = "CNY"
-    owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
-    """Hardware the user owns that cannot run the job: (gpu, cards, GB per card)."""
 
 
 @dataclass
@@ -215,79 +195,6 @@ def _pareto(options: list[Option]) -> None:
             best_time = t
 
 
-def _answers(options: list[Option], margin: float, months: float) -> dict[str, Any]:
-    """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
-
-    Owning and renting within `margin` of each other (the prices' own uncertainty) make the
-    answer 'either', with what decides between them: the daily use above which owning wins and
-    the month before which renting does. 'either' only compares two fully priced options; a
-    floor is never called the cheapest.
-    """
-    best = options[0] if options else None
-    if best is None:
-        return {"buy_or_rent": None, "vendor": None, "card": None, "cloud": None}
-    own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
-    rent = next((o for o in options if o.candidate.kind == "rent"), None)
-    verdict = "buy" if best.candidate.kind == "own" else "rent"
-    either = None
-    if own and rent and not incomplete_capex(best):
-        gap = abs(own.cost.total - rent.cost.total)
-        if gap <= margin * min(own.cost.total, rent.cost.total):
-            verdict, either = "either", _deciders(own, rent, months, margin)
-    cloud = None
-    if verdict != "buy" and rent and rent.candidate.provider:
-        cloud = {**_cloud(rent), "ties": _rental_ties(options, rent, margin)}
-    return {
-        "buy_or_rent": verdict,
-        "vendor": best.candidate.gpu.vendor,
-        "card": best.candidate.gpu.id,
-        "count": best.candidate.cards or best.candidate.count,
-        "system": best.candidate.system.id if best.candidate.system else None,
-        "systems": best.candidate.systems or None,
-        "cloud": cloud,
-        "either": either,
-    }
-
-
-def _cloud(o: Option) -> dict[str, Any]:
-    """A rental as the answer names it: provider, instance, billing."""
-    c = o.candidate
-    return {
-        "provider": c.provider.id if c.provider else None,
-        "instance": c.offer.instance if c.offer else None,
-        "billing": c.billing,
-    }
-
-
-def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[dict[str, Any]]:
-    """Other rentals whose totals are within `margin` of the best one's: as good an answer,
-    given what their prices are known to (at most two, cheapest first)."""
-    others = [
-        o
-        for o in options
-        if o.candidate.kind == "rent" and o is not rent and not incomplete_capex(o)
-    ]
-    close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]
-    return [_cloud(o) for o in close[:2]]
-
-
-def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[str, Any]:
-    """What settles a near tie: owning wins above `own_above_hours_per_day` of use; renting
-    wins if the project ends before `rent_before_month` (None where that side never wins)."""
-    from gpuwise.advise.fired import option_label
-
-    be = break_even_of(own, rent, months) if own.own_spec and rent.rent_spec else None
-    hours = be.hours_per_day if be else None
-    return {
-        "own": option_label(own),
-        "rent": option_label(rent),
-        "margin": margin,
-        "own_above_hours_per_day": None if hours is None else round(hours, 1) + 0.0,
-        "cheaper_always": be.cheaper_always if be else None,
-        "rent_before_month": be.months if be else None,
-    }
-
-
 def reading_floor(cat: Catalog, s: Scenario) -> float | None:
     """Tokens/s all of a service's requests need together when the scenario sets no target:
     each concurrent request at least as fast as people read (catalog plan_assumption
@@ -348,7 +255,7 @@ def make_plan(
         s,
         ranked,
         infeasible,
-        _answers(ranked, margin, s.months),
+        answers_of(ranked, margin, s.months),
         dropped=cs.dropped,
         dropped_examples=cs.examples,
         unfit=unfit,
@@ -366,12 +273,9 @@ def make_plan(
         examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]
         plan.assumptions.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
-    from gpuwise.advise.fired import fire_rules
-    from gpuwise.advise.fixes import Replan, suggest_fixes
-
     plan.rules = fire_rules(cat, plan, ctx)
     if not ranked and fixes:
-        plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd))
+        plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd, make_plan))
     return plan
 
 
@@ -394,15 +298,11 @@ def _power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dic
     return ("plan.assume_power", params)
 
 
-def hours_per_day_of(o: Option) -> float:
-    """An option's busy hours a month as hours per day."""
-    return o.busy_hours_per_month / DAYS_PER_MONTH
-
-
-def break_even_of(own: Option, rent: Option, months: float) -> Any:
-    """Break-even between an owning and a renting option at the owning option's use."""
-    assert own.own_spec and rent.rent_spec and rent.usage
-    return break_even(own.own_spec, rent.rent_spec, hours_per_day_of(own), months, rent.usage)
-
-
-__all__ = ["Candidate", "Plan", "incomplete_capex", "make_plan"]
+__all__ = [
+    "Candidate",
+    "Plan",
+    "break_even_of",
+    "hours_per_day_of",
+    "incomplete_capex",
+    "make_plan",
+]

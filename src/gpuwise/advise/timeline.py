@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex, machines
-from gpuwise.advise.plan import Plan, hours_per_day_of
+from gpuwise.advise.outcome import Plan, hours_per_day_of
 from gpuwise.cost.compare import BREAK_EVEN_SEARCH_MONTHS
 from gpuwise.cost.own import own_cost
 from gpuwise.cost.rent import rent_cost

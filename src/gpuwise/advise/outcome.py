@@ -1,0 +1,49 @@
+"""What a plan is, apart from how it is made: the `Plan` record and the sums the rules read.
+
+Kept apart from `plan.py` so that the rules (`fired.py`) and the fixes (`fixes.py`), which
+read a finished plan, need not import the planner that calls them: the advise package has no
+import cycle (tests/test_architecture.py checks cycles between modules).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuwise.advise.evaluate import Option
+from gpuwise.advise.scenario import Scenario
+from gpuwise.cost.compare import BreakEven, break_even
+from gpuwise.cost.model import DAYS_PER_MONTH
+
+
+@dataclass
+class Plan:
+    """The ranked options, the three answers and the reasons."""
+
+    scenario: Scenario
+    options: list[Option]
+    infeasible: list[Option]
+    answers: dict[str, Any]
+    rules: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    dropped: dict[str, int] = field(default_factory=dict)
+    dropped_examples: dict[str, list[str]] = field(default_factory=dict)
+    suggestions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    unfit: list[tuple[str, float]] = field(default_factory=list)
+    refused: dict[str, list[str]] = field(default_factory=dict)
+    set_aside: list[Option] = field(default_factory=list)
+    unchecked: list[Option] = field(default_factory=list)
+    assumptions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    currency: str = "CNY"
+    owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
+    """Hardware the user owns that cannot run the job: (gpu, cards, GB per card)."""
+
+
+def hours_per_day_of(o: Option) -> float:
+    """An option's busy hours a month as hours per day."""
+    return o.busy_hours_per_month / DAYS_PER_MONTH
+
+
+def break_even_of(own: Option, rent: Option, months: float) -> BreakEven:
+    """Break-even between an owning and a renting option at the owning option's use."""
+    assert own.own_spec and rent.rent_spec and rent.usage
+    return break_even(own.own_spec, rent.rent_spec, hours_per_day_of(own), months, rent.usage)
