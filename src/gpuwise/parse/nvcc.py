@@ -1,4 +1,5 @@
-"""`nvcc --version` output: the CUDA toolkit release (pure)."""
+"""`nvcc --version` output: the CUDA toolkit release (pure).
+"""
 
 from __future__ import annotations
 

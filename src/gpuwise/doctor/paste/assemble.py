@@ -41,8 +41,6 @@ FINDERS = (
     tools.find,
     errors.find,
 )
-
-
 @dataclass
 class Pasted:
     """Facts by probe name, and for each probe the blocks its facts came from."""
