@@ -8,13 +8,13 @@ The result has the shape of `gpuwise cost --json`'s chart part (`chart`, `option
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex, machines
 from gpuwise.advise.outcome import Plan, hours_per_day_of
 from gpuwise.cost.compare import BREAK_EVEN_SEARCH_MONTHS
 from gpuwise.cost.own import own_cost
 from gpuwise.cost.rent import rent_cost
+from gpuwise.cost.report_model import Chart, Timeline, TimelineInputs, TimelineOption
 
 
 def _cost_at(o: Option, month: int) -> float:
@@ -28,24 +28,24 @@ def _cost_at(o: Option, month: int) -> float:
     return machines(cost, c.nodes, c.kind == "own").total
 
 
-def _described(o: Option) -> dict[str, Any]:
-    """What a legend needs to name the option (the fields of a `cost` option)."""
+def _described(o: Option) -> TimelineOption:
+    """What a legend needs to name the option (the naming fields of a `cost` bill)."""
     c = o.candidate
-    return {
-        "label": c.label,
-        "kind": c.kind,
-        "gpu": c.gpu.id,
-        "count": c.cards or c.count,
-        "owned": c.already_owned,
-        "platform": o.platform or "consumer",
-        "provider": c.provider.id if c.provider else None,
-        "instance": c.offer.instance if c.offer else None,
-        "billing": c.billing,
-        "total": round(o.cost.total, 2),
-    }
+    return TimelineOption(
+        label=c.label,
+        kind="own" if c.kind == "own" else "rent",
+        gpu=c.gpu.id,
+        count=c.cards or c.count,
+        owned=c.already_owned,
+        platform=o.platform or "consumer",
+        provider=c.provider.id if c.provider else None,
+        instance=c.offer.instance if c.offer else None,
+        billing=c.billing,
+        total=round(o.cost.total, 2),
+    )
 
 
-def plan_timeline(plan: Plan) -> dict[str, Any] | None:
+def plan_timeline(plan: Plan) -> Timeline | None:
     """Cumulative cost per month of the best own and best rent options; None when the plan
     ranked neither. A break-even month is marked where owning catches up within ten years."""
     own = next(
@@ -67,14 +67,15 @@ def plan_timeline(plan: Plan) -> dict[str, Any] | None:
             marks[rent.candidate.label] = month
     months = plan.scenario.months
     horizon = min(BREAK_EVEN_SEARCH_MONTHS, max(math.ceil(months), *marks.values(), 1))
-    return {
-        "currency": plan.currency,
-        "inputs": {"months": months, "hours_per_day": round(hours_per_day_of(chosen[0]), 1)},
-        "options": [_described(o) for o in chosen],
-        "chart": {
-            "months": list(range(1, horizon + 1)),
-            "series": {k: [round(v, 2) for v in vals[:horizon]] for k, vals in full.items()},
-            "break_even_months": marks,
-            "own": own.candidate.label if own is not None else None,
-        },
-    }
+    chart = Chart(
+        months=list(range(1, horizon + 1)),
+        series={k: [round(v, 2) for v in vals[:horizon]] for k, vals in full.items()},
+        break_even_months=marks,
+        own=own.candidate.label if own is not None else None,
+    )
+    return Timeline(
+        currency=plan.currency,
+        inputs=TimelineInputs(months=months, hours_per_day=round(hours_per_day_of(chosen[0]), 1)),
+        options=[_described(o) for o in chosen],
+        chart=chart,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,99 +12,187 @@ from gpuwise.cli.numbers import number
 from gpuwise.i18n import t
 
 
-def register(app: typer.Typer) -> None:
-    """Add `plan` to the root app."""
+@dataclass(frozen=True)
+class PlanFlags:
+    """What `gpuwise plan` was given on the command line (typed, one field a flag)."""
 
-    @app.command("plan", help=t("plan.help"))
-    def plan(
-        scenario: Path = typer.Argument(None, help=t("plan.arg_scenario")),
-        persona: str = typer.Option(None, "--persona", help=t("plan.opt_persona")),
-        example: bool = typer.Option(False, "--example", help=t("plan.opt_example")),
-        model: str = typer.Option(None, "--model", help=t("plan.opt_model")),
-        workload: str = typer.Option(None, "--workload", help=t("plan.opt_workload")),
-        mode: str = typer.Option(None, "--mode", help=t("est.opt_mode")),
-        dataset_tokens: float = typer.Option(
+    scenario: Path | None
+    persona: str | None
+    example: bool
+    model: str | None
+    workload: str | None
+    mode: str | None
+    dataset_tokens: float | None
+    epochs: float | None
+    runs_per_month: float | None
+    concurrency: int | None
+    context: int | None
+    target_tps: float | None
+    months: float | None
+    hours_per_day: float | None
+    budget: float | None
+    budget_per: str | None
+    currency: str | None
+    region: str | None
+    host_price: float | None
+    allow_spot: bool | None
+    no_cloud: bool
+    domestic: bool
+    framework: list[str] | None
+    deadline_days: float | None
+    max_gpus: int | None
+    fx: float | None
+    top: int
+    as_json: bool
+    markdown_file: Path | None
+    force: bool
+
+    def scenario_flags(self) -> dict[str, Any]:
+        """The flags as scenario keys (merged over the file's: flags and files share one
+        validation path, advise/scenario.py)."""
+        from gpuwise.service.flags import plan_budget
+
+        workload = {
+            "model": self.model,
+            "kind": self.workload,
+            "mode": self.mode,
+            "dataset_tokens": self.dataset_tokens,
+            "epochs": self.epochs,
+            "runs_per_month": self.runs_per_month,
+            "concurrency": self.concurrency,
+            "context": self.context,
+            "target_tokens_per_s": self.target_tps,
+        }
+        return {
+            "workload": workload,
+            "months": self.months,
+            "hours_per_day": self.hours_per_day,
+            "currency": self.currency,
+            "region": self.region,
+            "deadline_days": self.deadline_days,
+            "data_may_leave": False if self.no_cloud else None,
+            "domestic_only": True if self.domestic else None,
+            "host_price": self.host_price,
+            "allow_spot": self.allow_spot,
+            "frameworks": self.framework or None,
+            "max_gpus": self.max_gpus,
+            "budget": plan_budget(self.budget, self.budget_per, self.currency),
+        }
+
+
+def _workload_options() -> dict[str, Any]:
+    """The flags that say what runs (help in the current language, built at registration)."""
+    return {
+        "model": typer.Option(None, "--model", help=t("plan.opt_model")),
+        "workload": typer.Option(None, "--workload", help=t("plan.opt_workload")),
+        "mode": typer.Option(None, "--mode", help=t("est.opt_mode")),
+        "dataset_tokens": typer.Option(
             None, "--dataset-tokens", help=t("plan.opt_tokens"), click_type=number("dataset_tokens")
         ),
-        epochs: float = typer.Option(
+        "epochs": typer.Option(
             None, "--epochs", help=t("est.opt_epochs"), click_type=number("epochs")
         ),
-        runs_per_month: float = typer.Option(
+        "runs_per_month": typer.Option(
             None, "--runs-per-month", help=t("plan.opt_runs"), click_type=number("runs_per_month")
         ),
-        concurrency: int = typer.Option(
+        "concurrency": typer.Option(
             None, "--concurrency", help=t("est.opt_concurrency"), click_type=number("concurrency")
         ),
-        context: int = typer.Option(
+        "context": typer.Option(
             None, "--context", help=t("est.opt_context"), click_type=number("context")
         ),
-        target_tps: float = typer.Option(
+        "target_tps": typer.Option(
             None,
             "--target-tokens-per-s",
             help=t("plan.opt_target"),
             click_type=number("target_tps"),
         ),
-        months: float = typer.Option(
+    }
+
+
+def _limit_options() -> dict[str, Any]:
+    """The flags that bound the answer: time, money, where, what may be used."""
+    return {
+        "months": typer.Option(
             None, "--months", help=t("plan.opt_months"), click_type=number("months")
         ),
-        hours_per_day: float = typer.Option(
+        "hours_per_day": typer.Option(
             None, "--hours-per-day", help=t("plan.opt_hours"), click_type=number("busy_hours")
         ),
-        budget: float = typer.Option(
+        "budget": typer.Option(
             None, "--budget", help=t("plan.opt_budget"), click_type=number("budget")
         ),
-        budget_per: str = typer.Option(None, "--budget-per", help=t("plan.opt_budget_per")),
-        currency: str = typer.Option(None, "--currency", help=t("plan.opt_currency")),
-        region: str = typer.Option(None, "--region", help=t("plan.opt_region")),
-        host_price: float = typer.Option(
+        "budget_per": typer.Option(None, "--budget-per", help=t("plan.opt_budget_per")),
+        "currency": typer.Option(None, "--currency", help=t("plan.opt_currency")),
+        "region": typer.Option(None, "--region", help=t("plan.opt_region")),
+        "host_price": typer.Option(
             None, "--host-price", help=t("plan.opt_host_price"), click_type=number("money")
         ),
-        allow_spot: bool = typer.Option(
-            None, "--allow-spot/--no-spot", help=t("plan.opt_allow_spot")
-        ),
-        no_cloud: bool = typer.Option(False, "--data-stays", help=t("plan.opt_data_stays")),
-        domestic: bool = typer.Option(False, "--domestic", help=t("plan.opt_domestic")),
-        framework: list[str] = typer.Option(None, "--framework", help=t("plan.opt_framework")),
-        deadline_days: float = typer.Option(
+        "allow_spot": typer.Option(None, "--allow-spot/--no-spot", help=t("plan.opt_allow_spot")),
+        "no_cloud": typer.Option(False, "--data-stays", help=t("plan.opt_data_stays")),
+        "domestic": typer.Option(False, "--domestic", help=t("plan.opt_domestic")),
+        "framework": typer.Option(None, "--framework", help=t("plan.opt_framework")),
+        "deadline_days": typer.Option(
             None, "--deadline-days", help=t("plan.opt_deadline"), click_type=number("deadline_days")
         ),
-        max_gpus: int = typer.Option(
+        "max_gpus": typer.Option(
             None, "--max-gpus", help=t("plan.opt_max_gpus"), click_type=number("max_gpus")
         ),
-        fx: float = typer.Option(None, "--fx", help=t("plan.opt_fx"), click_type=number("fx")),
-        top: int = typer.Option(8, "--top", help=t("plan.opt_top"), click_type=number("top")),
-        as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
-        markdown_file: Path = typer.Option(None, "--markdown", help=t("plan.opt_markdown")),
-        force: bool = typer.Option(False, "--force", help=t("plan.opt_force")),
-    ) -> None:
-        flags = {
-            "workload": {
-                "model": model,
-                "kind": workload,
-                "mode": mode,
-                "dataset_tokens": dataset_tokens,
-                "epochs": epochs,
-                "runs_per_month": runs_per_month,
-                "concurrency": concurrency,
-                "context": context,
-                "target_tokens_per_s": target_tps,
-            },
-            "months": months,
-            "hours_per_day": hours_per_day,
-            "currency": currency,
-            "region": region,
-            "deadline_days": deadline_days,
-            "data_may_leave": False if no_cloud else None,
-            "domestic_only": True if domestic else None,
-            "host_price": host_price,
-            "allow_spot": allow_spot,
-            "frameworks": framework or None,
-            "max_gpus": max_gpus,
-        }
-        from gpuwise.service.flags import plan_budget
+    }
 
-        flags["budget"] = plan_budget(budget, budget_per, currency)
-        _run(scenario, persona, example, flags, fx, top, as_json, markdown_file, force)
+
+def _output_options() -> dict[str, Any]:
+    """Where the scenario comes from and how the answer is written."""
+    return {
+        "scenario": typer.Argument(None, help=t("plan.arg_scenario")),
+        "persona": typer.Option(None, "--persona", help=t("plan.opt_persona")),
+        "example": typer.Option(False, "--example", help=t("plan.opt_example")),
+        "fx": typer.Option(None, "--fx", help=t("plan.opt_fx"), click_type=number("fx")),
+        "top": typer.Option(8, "--top", help=t("plan.opt_top"), click_type=number("top")),
+        "as_json": typer.Option(False, "--json", help=t("cli.opt_json")),
+        "markdown_file": typer.Option(None, "--markdown", help=t("plan.opt_markdown")),
+        "force": typer.Option(False, "--force", help=t("plan.opt_force")),
+    }
+
+
+def register(app: typer.Typer) -> None:
+    """Add `plan` to the root app (the options are declared by the helpers above)."""
+    o = {**_output_options(), **_workload_options(), **_limit_options()}
+
+    @app.command("plan", help=t("plan.help"))
+    def plan(
+        scenario: Path = o["scenario"],
+        persona: str = o["persona"],
+        example: bool = o["example"],
+        model: str = o["model"],
+        workload: str = o["workload"],
+        mode: str = o["mode"],
+        dataset_tokens: float = o["dataset_tokens"],
+        epochs: float = o["epochs"],
+        runs_per_month: float = o["runs_per_month"],
+        concurrency: int = o["concurrency"],
+        context: int = o["context"],
+        target_tps: float = o["target_tps"],
+        months: float = o["months"],
+        hours_per_day: float = o["hours_per_day"],
+        budget: float = o["budget"],
+        budget_per: str = o["budget_per"],
+        currency: str = o["currency"],
+        region: str = o["region"],
+        host_price: float = o["host_price"],
+        allow_spot: bool = o["allow_spot"],
+        no_cloud: bool = o["no_cloud"],
+        domestic: bool = o["domestic"],
+        framework: list[str] = o["framework"],
+        deadline_days: float = o["deadline_days"],
+        max_gpus: int = o["max_gpus"],
+        fx: float = o["fx"],
+        top: int = o["top"],
+        as_json: bool = o["as_json"],
+        markdown_file: Path = o["markdown_file"],
+        force: bool = o["force"],
+    ) -> None:
+        _run(PlanFlags(**locals()))
 
 
 def _source(
@@ -121,39 +210,30 @@ def _source(
     return {}, "flags"
 
 
-def _run(
-    scenario: Path | None,
-    persona: str | None,
-    example: bool,
-    flags: dict[str, Any],
-    fx: float | None,
-    top: int,
-    as_json: bool,
-    markdown_file: Path | None,
-    force: bool,
-) -> None:
+def _run(f: PlanFlags) -> None:
     from gpuwise.errors import UserError
     from gpuwise.render import out
     from gpuwise.service.plan import plan_from
 
-    if top < 1:
-        raise UserError("estimate.not_positive", flag="--top", value=top)
-    if markdown_file is not None:
+    if f.top < 1:
+        raise UserError("estimate.not_positive", flag="--top", value=f.top)
+    if f.markdown_file is not None:
         from gpuwise.userfiles import check_output
 
-        check_output(markdown_file, force, "--markdown")
+        check_output(f.markdown_file, f.force, "--markdown")
     from gpuwise.service.flags import check_plan_choices, check_plan_sources
 
-    check_plan_sources(scenario, persona, example)
+    flags = f.scenario_flags()
+    check_plan_sources(f.scenario, f.persona, f.example)
     check_plan_choices(flags)
-    data, origin = _source(scenario, persona, example)
-    report = plan_from(data, origin, flags, fx, top).report
-    if markdown_file is not None:
+    data, origin = _source(f.scenario, f.persona, f.example)
+    report = plan_from(data, origin, flags, f.fx, f.top).report
+    if f.markdown_file is not None:
         from gpuwise.render.plan import markdown
         from gpuwise.userfiles import write_text_output
 
-        write_text_output(markdown_file, markdown(report), force, "--markdown")
-    if as_json:
+        write_text_output(f.markdown_file, markdown(report), f.force, "--markdown")
+    if f.as_json:
         out.emit_json(report)
         return
     from gpuwise.render.plan import render_plan

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from gpuwise.cost.report_model import Chart, CostReport, Timeline
 from gpuwise.errors import UserError
 from gpuwise.i18n import Lang, t
 from gpuwise.render.cost import option_name
@@ -53,7 +54,7 @@ def find_cjk_font() -> str | None:
 
 
 def plot_cumulative(
-    report: dict[str, Any], path: str, lang: Lang, save_to: str | None = None
+    report: CostReport | Timeline, path: str, lang: Lang, save_to: str | None = None
 ) -> list[str]:
     """Write the chart to `path` (or to `save_to`, a temporary file the caller renames to
     `path`); return notes for the user (already in their language)."""
@@ -79,7 +80,7 @@ def plot_cumulative(
     return notes
 
 
-def chart_svg(report: dict[str, Any], lang: Lang) -> str:
+def chart_svg(report: CostReport | Timeline, lang: Lang) -> str:
     """The chart as SVG text for a web page. Text stays text (the reader's browser draws the
     Chinese with its own fonts, so no CJK font is needed here); a CJK font, where one is
     installed, only makes the layout measure Chinese labels right."""
@@ -105,25 +106,23 @@ def chart_svg(report: dict[str, Any], lang: Lang) -> str:
 
 
 def _draw(
-    report: dict[str, Any], target: str | IO[bytes], label_lang: Lang, fmt: str = "png"
+    report: CostReport | Timeline, target: str | IO[bytes], label_lang: Lang, fmt: str = "png"
 ) -> None:
     """Draw and save the figure (fonts already configured)."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
 
-    chart = report["chart"]
-    months = chart["months"]
+    chart = report.chart
+    months = chart.months
     fig = Figure(figsize=(9, 5.5), dpi=110)
     ax = fig.subplots()
     colors: dict[str, Any] = {}
-    for o in report["options"]:
-        (line,) = ax.plot(
-            months, chart["series"][o["label"]], label=option_name(o, label_lang), lw=2
-        )
-        colors[o["label"]] = line.get_color()
-    if chart["own"]:
+    for o in report.options:
+        (line,) = ax.plot(months, chart.series[o.label], label=option_name(o, label_lang), lw=2)
+        colors[o.label] = line.get_color()
+    if chart.own:
         _mark_break_even(ax, chart, colors, label_lang)
-    horizon = report["inputs"]["months"]
+    horizon = report.inputs.months
     if horizon < months[-1]:
         ax.axvline(horizon, ls=":", lw=1, color="black")
         ax.annotate(
@@ -134,10 +133,10 @@ def _draw(
             xytext=(3, 4),
             fontsize=8,
         )
-    hours = report["inputs"]["hours_per_day"]
+    hours = report.inputs.hours_per_day
     ax.set_title(t("chart.title", lang=label_lang, hours=hours, months=horizon))
     ax.set_xlabel(t("chart.xlabel", lang=label_lang))
-    ax.set_ylabel(t("chart.ylabel", lang=label_lang, currency=report["currency"]))
+    ax.set_ylabel(t("chart.ylabel", lang=label_lang, currency=report.currency))
     ax.grid(True, alpha=0.3)
     ax.set_xlim(0, months[-1] + 1)
     ax.set_ylim(bottom=0)
@@ -150,14 +149,13 @@ def _draw(
         raise UserError("cost.plot_failed", path=str(target), problem=str(exc)) from exc
 
 
-def _mark_break_even(
-    ax: Any, chart: dict[str, Any], colors: dict[str, Any], label_lang: Lang
-) -> None:
+def _mark_break_even(ax: Any, chart: Chart, colors: dict[str, Any], label_lang: Lang) -> None:
     """A dashed line and a labelled dot where owning catches up with each rental; labels
     near the right edge point left, and stack so that close months stay readable."""
-    own_series = chart["series"][chart["own"]]
-    last = chart["months"][-1]
-    marks = sorted(chart["break_even_months"].items(), key=lambda kv: kv[1])
+    assert chart.own is not None
+    own_series = chart.series[chart.own]
+    last = chart.months[-1]
+    marks = sorted(chart.break_even_months.items(), key=lambda kv: kv[1])
     for i, (label, month) in enumerate(marks):
         y = own_series[month - 1]
         color = colors.get(label, "grey")

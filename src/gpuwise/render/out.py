@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from gpuwise.render.console_text import can_show, harden
@@ -75,7 +76,10 @@ def json_text(data: Any, ensure_ascii: bool = False, checked: bool = False) -> s
 
 
 def _finite(value: Any, path: str, bad: list[str]) -> Any:
-    """A copy of `value` with NaN and ±Infinity replaced by None (their paths go to `bad`)."""
+    """A copy of `value` with NaN and ±Infinity replaced by None (their paths go to `bad`); a
+    report model (pydantic) is written as its JSON document."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
     if isinstance(value, float) and not math.isfinite(value):
         bad.append(path)
         return None

@@ -8,11 +8,15 @@ from a request is never read as a file.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise import units
 from gpuwise.catalog.local import without_local_paths
 from gpuwise.errors import UserError
+
+if TYPE_CHECKING:
+    from gpuwise.cost.report_model import CostReport
+
 from gpuwise.service.requests import (
     PASTE_MAX_BYTES,
     CostRequest,
@@ -147,7 +151,7 @@ def run_fit(r: FitRequest) -> dict[str, Any]:
         return fit_data(r.model, r.vendor, job, lambda: counts).data
 
 
-def run_cost(r: CostRequest) -> dict[str, Any]:
+def run_cost(r: CostRequest) -> CostReport:
     """`gpuwise cost --json` (no `--plot`: the web page draws its own chart)."""
     from gpuwise.cost.rent import RentUsage
     from gpuwise.cost.resolve import OwnOptions, RentOptions
@@ -228,17 +232,25 @@ def run_doctor_paste(r: DoctorPasteRequest) -> dict[str, Any]:
 
 
 def call(name: str, request: Request) -> dict[str, Any]:
-    """The CLI's `--json` document for a named call (see requests.REQUESTS)."""
+    """The CLI's `--json` document for a named call (see requests.REQUESTS): a report model
+    (cost, plan) as its JSON document."""
+    from pydantic import BaseModel
+
+    result: Any
     if name == "plan":
         assert isinstance(request, PlanRequest)
-        return run_plan(request).report  # type: ignore[no-any-return]
-    if name == "offers":
+        result = run_plan(request).report
+    elif name == "offers":
         assert isinstance(request, OffersRequest)
-        return run_offers(request).as_json()  # type: ignore[no-any-return]
-    runners: dict[str, Any] = {
-        "estimate": run_estimate,
-        "fit": run_fit,
-        "cost": run_cost,
-        "doctor_from_paste": run_doctor_paste,
-    }
-    return runners[name](request)  # type: ignore[no-any-return]
+        result = run_offers(request).as_json()
+    else:
+        runners: dict[str, Any] = {
+            "estimate": run_estimate,
+            "fit": run_fit,
+            "cost": run_cost,
+            "doctor_from_paste": run_doctor_paste,
+        }
+        result = runners[name](request)
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json")
+    return result  # type: ignore[no-any-return]

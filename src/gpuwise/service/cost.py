@@ -9,6 +9,7 @@ from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
     from gpuwise.cost.rent import RentUsage
+    from gpuwise.cost.report_model import CostReport
     from gpuwise.cost.resolve import OwnOptions, RentOptions
 
 STORAGE_KINDS = ("block", "object", "both")
@@ -44,7 +45,7 @@ def cost_data(
     rent_opts: RentOptions,
     currency: str | None,
     fx: float | None,
-) -> dict[str, Any]:
+) -> CostReport:
     """The `gpuwise cost --json` report (without the `plot` part: drawing is the caller's)."""
     import datetime as dt
 

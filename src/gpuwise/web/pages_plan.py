@@ -165,8 +165,8 @@ def chart_block(result: Any, lang: Lang) -> Markup:
     timeline = plan_timeline(result.plan)
     if timeline is None:
         return join()
-    marks = timeline["chart"]["break_even_months"]
-    if timeline["chart"]["own"] and len(timeline["options"]) > 1:
+    marks = timeline.chart.break_even_months
+    if timeline.chart.own and len(timeline.options) > 1:
         caption = (
             t("web.break_even", month=next(iter(marks.values())))
             if marks

@@ -9,10 +9,13 @@ policy does not touch. Its metadata (with outside URLs) and XML prologue go too.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gpuwise.i18n import Lang, t
 from gpuwise.web.html import Markup, el, esc
+
+if TYPE_CHECKING:
+    from gpuwise.cost.report_model import Timeline
 
 _STYLE_ATTR = re.compile(r'\sstyle="([^"]*)"')
 _DROP = (
@@ -68,7 +71,7 @@ def csp_safe(svg: str) -> Markup:
     return Markup(svg.strip())
 
 
-def cost_chart(timeline: dict[str, Any], lang: Lang) -> Markup:
+def cost_chart(timeline: Timeline, lang: Lang) -> Markup:
     """The cost-over-time chart of a plan (own vs rent, break-even marked)."""
     from gpuwise.render.chart import chart_svg
 

@@ -1,0 +1,207 @@
+"""The host a bought build needs: the platform the cards go in, its parts, the PSU, its price.
+
+Pure, like the rest of cost.resolve (which re-exports `OwnOptions`): the catalog's platforms
+and parts, converted into the result currency, each dated price kept as a reference.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuwise.catalog.catalog import Catalog
+from gpuwise.catalog.schema import Gpu, Price
+from gpuwise.catalog.schema_cost import HostPlatform
+from gpuwise.catalog.schema_extra import HostPart, PsuSizing
+from gpuwise.cost.context import Context
+from gpuwise.cost.model import Note, PriceRef
+from gpuwise.cost.own import pick_psu, psu_watts
+from gpuwise.cost.power import Payer, assumption
+from gpuwise.errors import UserError
+
+
+@dataclass(frozen=True)
+class OwnOptions:
+    """User values that win over the catalog's (money in the result currency)."""
+
+    card_price: float | None = None
+    host_price: float | None = None
+    tariff: str | None = None
+    pue: str | None = None
+    platform: str | None = None
+    resale_pct: float | None = None
+    maintenance_pct: float | None = None
+    owned: bool = False
+    site: str | None = None
+    """Where the machine sits (owning.toml `site`): only a server room or data centre adds PUE."""
+    payer: Payer | None = None
+    """Who pays the electricity: a household (residential tariff) or a business (commercial)."""
+    region: str | None = None
+    """The region whose tariffs apply (a region id or country code); None: the currency's."""
+    workload: str | None = None
+    """train | serve | local: the share of TDP a busy card draws (None: training's)."""
+    host_owned: bool = False
+    """The host is a PC the user has and runs anyway: no host price and no host power."""
+
+
+def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
+    """Cards a platform takes: its own limit and every part's (lanes, slots, bays)."""
+    limits = [p.max_gpus, *(parts[x].max_gpus or p.max_gpus for x in p.parts if x in parts)]
+    return min(limits)
+
+
+def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatform:
+    """The smallest platform that takes `count` cards of this form factor and cooling (a passive
+    datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
+    (`max_gpu_memory_gb`), or the named one (taken as asked; its PSU is still sized by watts)."""
+    platforms: Sequence[HostPlatform] = cat.extra("host_platform")
+    parts = {p.id: p for p in cat.extra("host_part")}
+    if name:
+        chosen = next((p for p in platforms if p.id == name.lower()), None)
+        if chosen is None:
+            ids = ", ".join(p.id for p in platforms)
+            raise UserError("cost.unknown_platform", value=name, choices=ids)
+        fits = [chosen]
+    else:  # a host whose RAM is sized for less VRAM than the build has is passed over
+        vram_gb = gpu.memory_gb * gpu.devices_per_card * count
+        fits = [
+            p
+            for p in sorted(platforms, key=lambda p: _capacity(p, parts))
+            if p.max_gpu_memory_gb is None or vram_gb <= p.max_gpu_memory_gb
+        ]
+    for p in fits:
+        takes = gpu.form_factor in p.form_factors and gpu.cooling in p.coolings
+        if takes and _capacity(p, parts) >= count:
+            return p
+    raise UserError("cost.no_platform", gpu=gpu.id, count=count, form=gpu.form_factor)
+
+
+def latest_price(prices: Sequence[Price], kind: str, prefer: str) -> Price | None:
+    """Newest price of a kind, preferring the result currency on the same date."""
+    cands = [p for p in prices if p.kind == kind]
+    if not cands:
+        return None
+    return max(cands, key=lambda p: (p.date or dt.date.min, p.currency == prefer))
+
+
+def _host_in_price(gpu: Gpu, ctx: Context, user: float | None) -> bool:
+    """Whether the card price used is a whole server's divided by its GPUs (host included)."""
+    if user is not None:
+        return False
+    chosen = latest_price(gpu.prices, "street", ctx.currency) or latest_price(
+        gpu.prices, "launch", ctx.currency
+    )
+    return bool(chosen and chosen.includes_host)
+
+
+@dataclass
+class Host:
+    """The host a build needs: its price (None: unpriced), missing kinds, parts, PSU size."""
+
+    price: float | None
+    missing: tuple[str, ...]
+    parts: list[tuple[str, float]]
+    psu_w: float | None
+
+
+def _psu(
+    cat: Catalog, ctx: Context, gpu: Gpu, count: int, notes: list[Note], prices: list[PriceRef]
+) -> tuple[tuple[str, float] | None, float | None]:
+    """The cheapest PSU big enough for the cards' TDP (psu_sizing), and the watts it needs."""
+    sizing: Sequence[PsuSizing] = cat.extra("psu_sizing")
+    if not gpu.tdp_w or not sizing:
+        return None, None
+    s = sizing[0]
+    psu_w = psu_watts(s.base_system_w, gpu.tdp_w * gpu.devices_per_card, count, s.headroom_factor)
+    parts = [p for p in cat.extra("host_part") if p.kind == "psu"]
+    psu_id = pick_psu(  # PSUs are rated in whole watts
+        round(psu_w), [(p.id, p.watts or 0.0, ctx.money(p.price, p.currency)) for p in parts]
+    )
+    if psu_id is None:
+        notes.append(Note.of("cost.note_no_psu", watts=round(psu_w)))
+        return None, psu_w
+    part = next(p for p in parts if p.id == psu_id)
+    prices.append(
+        ctx.ref(f"part:{psu_id}", part.price, part.currency, "part", part.date, part.source)
+    )
+    return (psu_id, ctx.money(part.price, part.currency)), psu_w
+
+
+def _host(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    platform: HostPlatform,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> Host:
+    """Price the platform's parts; a kind it needs without a priced part stays unpriced."""
+    if opts.owned:
+        return Host(None, (), [], None)
+    parts = {p.id: p for p in cat.extra("host_part")}
+    chosen: list[tuple[str, float]] = []
+    covered: set[str] = set()
+    for pid in platform.parts:
+        part = parts[pid]
+        chosen.append((pid, ctx.money(part.price, part.currency)))
+        covered.add(part.kind)
+        prices.append(
+            ctx.ref(f"part:{pid}", part.price, part.currency, "part", part.date, part.source)
+        )
+    psu_w = None
+    if "psu" in platform.needs:
+        psu, psu_w = _psu(cat, ctx, gpu, count, notes, prices)
+        if psu:
+            chosen.append(psu)
+            covered.add("psu")
+    if opts.host_price is not None:
+        return Host(opts.host_price, (), chosen, psu_w)
+    missing = tuple(k for k in platform.needs if k not in covered)
+    if missing:
+        notes.append(Note.of("cost.note_platform", platform=platform.id))
+    return Host(sum(p for _, p in chosen) if chosen else None, missing, chosen, psu_w)
+
+
+def _server_host_estimate(
+    cat: Catalog, host: Host, platform: HostPlatform, cards_total: float, notes: list[Note]
+) -> Host:
+    """A server whose barebone has no dated price: estimate the whole host from the cards.
+
+    Epoch AI's average server-to-chip cost multiplier (1.64) puts everything but the GPUs at
+    `server_host_cost_fraction_of_gpu` × the GPUs' price; the estimate replaces the parts sum.
+    """
+    if not host.missing or "server_barebone" not in platform.needs or cards_total <= 0:
+        return host
+    fraction = assumption(cat, "server_host_cost_fraction_of_gpu").value
+    notes.append(Note.of("cost.note_host_estimated", platform=platform.id, fraction=fraction))
+    return Host(fraction * cards_total, (), [], host.psu_w)
+
+
+WHOLE_SYSTEM = "whole-system"
+"""The platform of a machine sold whole (an Apple Mac): its price already includes the host."""
+
+
+def build_host(
+    cat: Catalog,
+    ctx: Context,
+    gpu: Gpu,
+    count: int,
+    card_price: float,
+    opts: OwnOptions,
+    notes: list[Note],
+    prices: list[PriceRef],
+) -> tuple[str, HostPlatform | None, Host]:
+    """The platform the cards go in and the host's price (a Mac is a whole system)."""
+    if gpu.whole_system:
+        return WHOLE_SYSTEM, None, Host(0.0, (), [], None)
+    platform = _platform(cat, gpu, count, opts.platform)
+    if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
+        notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
+        return platform.id, platform, Host(0.0, (), [], None)
+    host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)
+    if opts.host_price is None and not opts.owned:
+        host = _server_host_estimate(cat, host, platform, card_price * count, notes)
+    return platform.id, platform, host
