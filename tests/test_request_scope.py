@@ -58,14 +58,13 @@ def test_plan_timeline_matches_the_plan() -> None:
     result = plan_from(persona_data("small-team"), "small-team", {}, None, 8)
     timeline = plan_timeline(result.plan)
     assert timeline is not None
-    chart = timeline["chart"]
+    chart = timeline.chart
     months = int(result.plan.scenario.months)
-    for option in timeline["options"]:  # the series at the horizon is the option's total
-        assert chart["series"][option["label"]][months - 1] == pytest.approx(
-            option["total"], abs=0.01
-        )
-    own, rent = chart["own"], next(o["label"] for o in timeline["options"] if o["kind"] == "rent")
-    for label, month in chart["break_even_months"].items():
+    for option in timeline.options:  # the series at the horizon is the option's total
+        assert chart.series[option.label][months - 1] == pytest.approx(option.total, abs=0.01)
+    own, rent = chart.own, next(o.label for o in timeline.options if o.kind == "rent")
+    assert own is not None
+    for label, month in chart.break_even_months.items():
         assert label == rent
-        assert chart["series"][own][month - 1] <= chart["series"][rent][month - 1]
-        assert month == 1 or chart["series"][own][month - 2] > chart["series"][rent][month - 2]
+        assert chart.series[own][month - 1] <= chart.series[rent][month - 1]
+        assert month == 1 or chart.series[own][month - 2] > chart.series[rent][month - 2]

@@ -206,7 +206,7 @@ class TimelineOption(Frozen):
     platform: str
     provider: str | None
     instance: str | None
-    billing: str
+    billing: str | None
     total: float
 
 

@@ -22,7 +22,7 @@ from gpuwise.render.out import fmt_num
 def option_name(o: OwnBill | RentBill | TimelineOption, lang: Lang | None = None) -> str:
     """A readable name of an option: 'own rtx-4090 ×2 (consumer)' or 'gcp a2-… (spot)'."""
     if isinstance(o, RentBill) or (isinstance(o, TimelineOption) and o.kind == "rent"):
-        billing = t("billing." + o.billing, lang=lang)
+        billing = t(f"billing.{o.billing}", lang=lang)
         return t(
             "cost.rent_name", lang=lang, provider=o.provider, instance=o.instance, billing=billing
         )
