@@ -144,7 +144,7 @@ def check_plan(cat: Catalog, plan: Plan) -> None:
         check_ranked(plan, o)
     floors = [incomplete_capex(o) for o in plan.options]
     assert floors == sorted(floors), "an option with an unpriced card ranks above a priced one"
-    if plan.options and plan.answers["buy_or_rent"] == "either":
+    if plan.options and plan.answers.buy_or_rent == "either":
         assert not incomplete_capex(plan.options[0])
     check_more_devices_faster(plan)
 

@@ -130,8 +130,8 @@ def test_guide_case_study_buy_vs_rent_flips_with_use() -> None:
     }
     light = plan_for({**base, "months": 6, "hours_per_day": 1})
     heavy = plan_for({**base, "months": 24, "hours_per_day": 24})
-    assert light.answers["buy_or_rent"] == "rent"  # type: ignore[attr-defined]
-    assert heavy.answers["buy_or_rent"] in ("buy", "either")  # type: ignore[attr-defined]
+    assert light.answers.buy_or_rent == "rent"
+    assert heavy.answers.buy_or_rent in ("buy", "either")
 
 
 def test_nothing_fits_says_what_would(cli) -> None:  # type: ignore[no-untyped-def]

@@ -123,7 +123,7 @@ def _top_not_marketplace(plan: Plan, _: bool) -> None:
 
 
 EXPECT: dict[str, Any] = {
-    "buy_or_rent": lambda p, w: _check_in(p.answers["buy_or_rent"], w),
+    "buy_or_rent": lambda p, w: _check_in(p.answers.buy_or_rent, w),
     "vendor": lambda p, w: _check_in(_best(p).candidate.gpu.vendor, w),
     "vendor_all": _vendor_all,
     "top_kind": lambda p, w: _check_in(_best(p).candidate.kind, w),

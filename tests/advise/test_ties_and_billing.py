@@ -130,15 +130,15 @@ def test_near_tie_is_either_and_names_what_decides() -> None:
     rent = next(o for o in plan.options if o.candidate.kind == "rent")
     gap = abs(own.cost.total - rent.cost.total) / min(own.cost.total, rent.cost.total)
     answers = answers_of(plan.options, gap + 0.01, plan.scenario.months)
-    assert answers["buy_or_rent"] == "either"
-    either = answers["either"]
-    assert either["own"] and either["rent"]
-    assert either["own_above_hours_per_day"] is not None or either["cheaper_always"]
+    assert answers.buy_or_rent == "either"
+    either = answers.either
+    assert either is not None and either.own and either.rent
+    assert either.own_above_hours_per_day is not None or either.cheaper_always
     plan.answers = answers
     line = answer_lines(load_catalog(), plan)[0]
     assert "Either" in line and ("h/day" in line or "any daily use" in line), line
     strict = answers_of(plan.options, gap / 2, plan.scenario.months)
-    assert strict["buy_or_rent"] != "either" and strict["either"] is None
+    assert strict.buy_or_rent != "either" and strict.either is None
 
 
 @pytest.mark.parametrize(("value", "text"), [(-0.0, "0.0"), (-0.04, "0.0"), (-0.4, "0")])
@@ -158,7 +158,7 @@ def test_negative_zero_pattern_spares_dates_and_names() -> None:
 def test_rentals_within_the_margin_are_named_as_ties() -> None:
     example = Path(__file__).parents[2] / "examples" / "qlora-7b-china.yaml"
     plan = plan_for(yaml.safe_load(example.read_text("utf-8")))
-    cloud = plan.answers["cloud"]
+    cloud = plan.answers.cloud
     assert cloud is not None
     margin = assumption(load_catalog(), "price_uncertainty_fraction").value
     best = next(o for o in plan.options if o.candidate.kind == "rent")
@@ -167,8 +167,8 @@ def test_rentals_within_the_margin_are_named_as_ties() -> None:
         for o in plan.options
         if o.candidate.provider and o.candidate.offer
     }
-    for tie in cloud["ties"]:
-        o = by_name[(tie["provider"], tie["instance"], tie["billing"])]
+    for tie in cloud.ties:
+        o = by_name[(tie.provider, tie.instance, tie.billing)]
         assert o.cost.total <= best.cost.total * (1 + margin) and o is not best
     line = answer_lines(load_catalog(), plan)[2]
-    assert all(tie["instance"] in line for tie in cloud["ties"]), line
+    assert all(tie.instance and tie.instance in line for tie in cloud.ties), line

@@ -5,14 +5,15 @@ A near tie between owning and renting is answered 'either', with what decides be
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import option_label
 from gpuwise.advise.outcome import break_even_of
+from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
 
 
-def answers_of(options: list[Option], margin: float, months: float) -> dict[str, Any]:
+def answers_of(options: list[Option], margin: float, months: float) -> Answers:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
     Owning and renting within `margin` of each other (the prices' own uncertainty) make the
@@ -22,10 +23,10 @@ def answers_of(options: list[Option], margin: float, months: float) -> dict[str,
     """
     best = options[0] if options else None
     if best is None:
-        return {"buy_or_rent": None, "vendor": None, "card": None, "cloud": None}
+        return Answers(buy_or_rent=None, vendor=None, card=None)
     own = next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
     rent = next((o for o in options if o.candidate.kind == "rent"), None)
-    verdict = "buy" if best.candidate.kind == "own" else "rent"
+    verdict: Literal["buy", "rent", "either"] = "buy" if best.candidate.kind == "own" else "rent"
     either = None
     if own and rent and not incomplete_capex(best):
         gap = abs(own.cost.total - rent.cost.total)
@@ -33,30 +34,32 @@ def answers_of(options: list[Option], margin: float, months: float) -> dict[str,
             verdict, either = "either", _deciders(own, rent, months, margin)
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
-        cloud = {**_cloud(rent), "ties": _rental_ties(options, rent, margin)}
-    return {
-        "buy_or_rent": verdict,
-        "vendor": best.candidate.gpu.vendor,
-        "card": best.candidate.gpu.id,
-        "count": best.candidate.cards or best.candidate.count,
-        "system": best.candidate.system.id if best.candidate.system else None,
-        "systems": best.candidate.systems or None,
-        "cloud": cloud,
-        "either": either,
-    }
+        ties = _rental_ties(options, rent, margin)
+        cloud = CloudAnswer(**_cloud(rent).model_dump(), ties=ties)
+    c = best.candidate
+    return Answers(
+        buy_or_rent=verdict,
+        vendor=c.gpu.vendor,
+        card=c.gpu.id,
+        count=c.cards or c.count,
+        system=c.system.id if c.system else None,
+        systems=c.systems or None,
+        cloud=cloud,
+        either=either,
+    )
 
 
-def _cloud(o: Option) -> dict[str, Any]:
+def _cloud(o: Option) -> Tie:
     """A rental as the answer names it: provider, instance, billing."""
     c = o.candidate
-    return {
-        "provider": c.provider.id if c.provider else None,
-        "instance": c.offer.instance if c.offer else None,
-        "billing": c.billing,
-    }
+    return Tie(
+        provider=c.provider.id if c.provider else None,
+        instance=c.offer.instance if c.offer else None,
+        billing=c.billing,
+    )
 
 
-def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[dict[str, Any]]:
+def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[Tie]:
     """Other rentals whose totals are within `margin` of the best one's: as good an answer,
     given what their prices are known to (at most two, cheapest first)."""
     others = [
@@ -68,16 +71,16 @@ def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[dic
     return [_cloud(o) for o in close[:2]]
 
 
-def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[str, Any]:
+def _deciders(own: Option, rent: Option, months: float, margin: float) -> Either:
     """What settles a near tie: owning wins above `own_above_hours_per_day` of use; renting
     wins if the project ends before `rent_before_month` (None where that side never wins)."""
     be = break_even_of(own, rent, months) if own.own_spec and rent.rent_spec else None
     hours = be.hours_per_day if be else None
-    return {
-        "own": option_label(own),
-        "rent": option_label(rent),
-        "margin": margin,
-        "own_above_hours_per_day": None if hours is None else round(hours, 1) + 0.0,
-        "cheaper_always": be.cheaper_always if be else None,
-        "rent_before_month": be.months if be else None,
-    }
+    return Either(
+        own=option_label(own),
+        rent=option_label(rent),
+        margin=margin,
+        own_above_hours_per_day=None if hours is None else round(hours, 1) + 0.0,
+        cheaper_always=be.cheaper_always if be else None,
+        rent_before_month=be.months if be else None,
+    )

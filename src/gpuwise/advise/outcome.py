@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.advise.evaluate import Option
+from gpuwise.advise.report_model import Answers
 from gpuwise.advise.scenario import Scenario
 from gpuwise.cost.compare import BreakEven, break_even
 from gpuwise.cost.model import DAYS_PER_MONTH
@@ -23,7 +24,7 @@ class Plan:
     scenario: Scenario
     options: list[Option]
     infeasible: list[Option]
-    answers: dict[str, Any]
+    answers: Answers
     rules: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
     dropped_examples: dict[str, list[str]] = field(default_factory=dict)

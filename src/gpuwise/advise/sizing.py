@@ -75,29 +75,6 @@ class Sized:
     """The format that fitted first but missed the speed target, when a more compressed one
     was chosen to meet it (a quality caveat the report states)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        """For --json."""
-        out: dict[str, Any] = {
-            "quant": self.quant,
-            "engine": self.engine,
-            "strategy": self.strategy,
-            "memory_per_gpu_bytes": self.memory.device_total_bytes,
-            "tokens_per_s": self.tokens_per_s,
-            "format_support": self.support,
-            "compute_precision": self.compute,
-        }
-        extra = {
-            "micro_batch": self.micro_batch,
-            "grad_accumulation": self.grad_accumulation,
-            "grad_checkpointing": self.grad_checkpointing,
-            "prompt_tokens": self.prompt_tokens,
-            "kv_tokens_per_request": self.kv_tokens_per_request,
-            "compressed_for_target_from": self.compressed_for_target,
-            "replicas": self.replicas if self.replicas > 1 else None,
-        }
-        out.update({k: v for k, v in extra.items() if v is not None})
-        return out
-
 
 @dataclass(frozen=True)
 class Attempt:

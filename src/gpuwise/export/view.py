@@ -1,7 +1,7 @@
 """The plan option an export writes, as plain typed values: the job, the hardware and the
 configuration the plan sized, with nothing left to recompute.
 
-Built from the option's JSON shape (advise/report.option_dict, the contract of `plan --json`)
+Built from the option as `plan --json` states it (advise/report.plan_option, a typed PlanOption)
 and the memory estimate's inputs (kv dtype, LoRA rank, training precision), so the planner can
 change inside without the export files changing their numbers. Pure.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from gpuwise.advise.engines import stack_of
 from gpuwise.advise.evaluate import Option
-from gpuwise.advise.report import option_dict
+from gpuwise.advise.report import plan_option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
@@ -111,8 +111,8 @@ def pick_option(options: list[Option], number: int) -> Option:
 
 def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) -> ExportView:
     """The export view of option `number`: its JSON shape plus the estimate's inputs."""
-    d = option_dict(cat, o, currency)
-    cfg: dict[str, Any] = d["config"]
+    d = plan_option(cat, o, currency)
+    cfg = d.config
     inputs: dict[str, Any] = dict(o.sized.memory.inputs)
     reading = read_model_name(cat, s.workload.model)
     model, w = reading.model, s.workload
@@ -131,34 +131,34 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         concurrency=w.concurrency if w.kind == "serve" else 1,
         seq_len_tokens=w.seq_len,
         epochs=w.epochs,
-        gpu=d["gpu"],
+        gpu=d.gpu,
         gpu_name=o.candidate.gpu.name,
-        vendor=d["vendor"],
+        vendor=d.vendor,
         stack=stack_of(o.candidate.gpu),
-        devices=d["devices"],
-        machines=d["machines"],
-        owned=d["kind"] == "own",
-        provider=d["provider"],
-        provider_name=d["provider_name"],
-        instance=d["instance"],
-        billing=d["billing"],
-        quant=cfg["quant"],
-        engine=_engine_id(cat, cfg["engine"]),
-        strategy=cfg["strategy"],
-        compute_precision=cfg.get("compute_precision"),
+        devices=d.devices,
+        machines=d.machines,
+        owned=d.kind == "own",
+        provider=d.provider,
+        provider_name=d.provider_name,
+        instance=d.instance,
+        billing=d.billing,
+        quant=cfg.quant,
+        engine=_engine_id(cat, cfg.engine),
+        strategy=cfg.strategy,
+        compute_precision=cfg.compute_precision,
         train_precision=inputs.get("precision"),
-        micro_batch=cfg.get("micro_batch"),
-        grad_accumulation=cfg.get("grad_accumulation"),
-        grad_checkpointing=cfg.get("grad_checkpointing"),
-        kv_tokens_per_request=cfg.get("kv_tokens_per_request"),
+        micro_batch=cfg.micro_batch,
+        grad_accumulation=cfg.grad_accumulation,
+        grad_checkpointing=cfg.grad_checkpointing,
+        kv_tokens_per_request=cfg.kv_tokens_per_request,
         kv_dtype=inputs.get("kv_dtype"),
         attention=inputs.get("attention"),
         lora_rank=inputs.get("lora_rank"),
         lora_targets=tuple(inputs.get("lora_targets") or ()),
-        replicas=cfg.get("replicas") or 1,
-        memory_per_device_bytes=d["memory_per_gpu_bytes"],
-        memory_capacity_bytes=d["memory_capacity_bytes"],
-        checkpoint_bytes=_checkpoint_bytes(cat, model, w.kind, cfg["quant"]),
+        replicas=cfg.replicas or 1,
+        memory_per_device_bytes=d.memory_per_gpu_bytes,
+        memory_capacity_bytes=d.memory_capacity_bytes,
+        checkpoint_bytes=_checkpoint_bytes(cat, model, w.kind, cfg.quant),
     )
 
 

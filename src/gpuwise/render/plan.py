@@ -2,61 +2,59 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from gpuwise.advise.fired import money
+from gpuwise.advise.report_model import PlanOption, PlanReport
 from gpuwise.i18n import t
 from gpuwise.render.estimate import gib
 
 
-def _where(o: dict[str, Any]) -> str:
-    if o["kind"] == "own":
-        return t("plan.owned") if o["already_owned"] else t("plan.buy")
-    name = o.get("provider_name") or o["provider"]
-    return f"{name} {o['instance']} ({t('billing.' + o['billing'])})"
+def _where(o: PlanOption) -> str:
+    if o.kind == "own":
+        return t("plan.owned") if o.already_owned else t("plan.buy")
+    name = o.provider_name or o.provider
+    return f"{name} {o.instance} ({t(f'billing.{o.billing}')})"
 
 
-def _risk_words(o: dict[str, Any]) -> str:
+def _risk_words(o: PlanOption) -> str:
     """Risk ids as short words in the user's language."""
-    return "; ".join(dict.fromkeys(t(f"risk_short.{r['id']}") for r in o["risks"])) or "—"
+    return "; ".join(dict.fromkeys(t(f"risk_short.{r.id}") for r in o.risks)) or "—"
 
 
-def _speed_cell(o: dict[str, Any], training: bool) -> str:
+def _speed_cell(o: PlanOption, training: bool) -> str:
     """Hours of a training run, or output tokens/s of a served or local model ('—': unknown)."""
     if training:
-        return f"{o['time_hours']:,.1f}" if o["time_hours"] is not None else "—"
-    return f"{o['tokens_per_s']:,.0f}" if o["tokens_per_s"] else "—"
+        return f"{o.time_hours:,.1f}" if o.time_hours is not None else "—"
+    return f"{o.tokens_per_s:,.0f}" if o.tokens_per_s else "—"
 
 
-def _hardware(o: dict[str, Any]) -> str:
+def _hardware(o: PlanOption) -> str:
     """'rtx-4090×2', 'atlas-300i-duo×1 (2 devices)' for multi-chip cards, or a whole system
     'hgx-h20-8gpu×1 (uses 2 of 8 devices)'."""
-    if o.get("system"):
-        text = f"{o['system']}×{o['systems']}"
-        if o.get("idle_devices"):
-            total = o["devices"] + o["idle_devices"]
-            uses = t("plan.system_uses", used=o["devices"], total=total)
+    if o.system:
+        text = f"{o.system}×{o.systems}"
+        if o.idle_devices:
+            total = o.devices + o.idle_devices
+            uses = t("plan.system_uses", used=o.devices, total=total)
             text += uses if uses.startswith("（") else " " + uses
         return text
-    text = f"{o['gpu']}×{o['count']}"
-    machines = o.get("machines", 1)
-    if machines > 1:
-        return t("plan.machines", hardware=text, n=machines, devices=o["devices"])
-    if o.get("devices", o["count"]) != o["count"]:
-        text += " " + t("plan.devices", n=o["devices"])
+    text = f"{o.gpu}×{o.count}"
+    if o.machines > 1:
+        return t("plan.machines", hardware=text, n=o.machines, devices=o.devices)
+    if o.devices != o.count:
+        text += " " + t("plan.devices", n=o.devices)
     return text
 
 
-def options_table(report: dict[str, Any]) -> Table:
+def options_table(report: PlanReport) -> Table:
     """Top options: kind, hardware, where/billing, total and monthly cost, time, memory, risks."""
-    cur = report["currency"]
-    training = report["scenario"]["workload"]["kind"] == "train"
+    cur = report.currency
+    training = report.scenario.workload.kind == "train"
     table = Table(
-        title=t("plan.options_title", n=report["options_considered"]),
+        title=t("plan.options_title", n=report.options_considered),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
@@ -71,66 +69,66 @@ def options_table(report: dict[str, Any]) -> Table:
         ("plan.col_risks", "left"),
     ):
         table.add_column(t(key), justify=justify)  # type: ignore[arg-type]
-    for i, o in enumerate(report["options"], 1):
+    for i, o in enumerate(report.options, 1):
         time = _speed_cell(o, training)
-        mem = f"{gib(o['memory_per_gpu_bytes'])}/{gib(o['memory_capacity_bytes'])}"
-        mark = "*" if o["pareto"] else ""
-        total = money(o["total_cost"], cur) if o["hardware_priced"] else t("plan.unpriced_total")
-        monthly = money(o["monthly_cost"], cur) if o["hardware_priced"] else "—"
+        mem = f"{gib(o.memory_per_gpu_bytes)}/{gib(o.memory_capacity_bytes)}"
+        mark = "*" if o.pareto else ""
+        total = money(o.total_cost, cur) if o.hardware_priced else t("plan.unpriced_total")
+        monthly = money(o.monthly_cost, cur) if o.hardware_priced else "—"
         table.add_row(
             f"{i}{mark}", _hardware(o), _where(o), total, monthly, time, mem, _risk_words(o)
         )
     return table
 
 
-def render_plan(console: Console, report: dict[str, Any]) -> None:
+def render_plan(console: Console, report: PlanReport) -> None:
     """Answers first, then the options, then why (rules) and what to change when nothing fits."""
-    for line in report["answer_text"]:
+    for line in report.answer_text:
         console.print(line)
     console.print()
-    if report["options"]:
+    if report.options:
         console.print(options_table(report))
         console.print(t("plan.pareto_note"))
-    for a in report.get("assumptions", []):
-        console.print("ⓘ " + a["text"])
+    for a in report.assumptions:
+        console.print("ⓘ " + a.text)
     _unchecked(console, report)
-    for s in report["suggestions"]:
-        console.print("→ " + s["text"])
-    if report["rules"]:
+    for s in report.suggestions:
+        console.print("→ " + s.text)
+    if report.rules:
         console.print()
         console.print(t("plan.rules_title"))
-        for r in report["rules"]:
-            console.print(f"• [{r['id']}] {r['text']}")
-    if report["options"]:
+        for r in report.rules:
+            console.print(f"• [{r.id}] {r.text}")
+    if report.options:
         console.print()
-        best = report["options"][0]
+        best = report.options[0]
         console.print(t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}"))
-        for r in best["rules"]:
-            console.print(f"• [{r['id']}] {r['text']}")
+        for r in best.rules:
+            console.print(f"• [{r.id}] {r.text}")
         console.print()
         console.print(t("plan.risks_title"))
-        for o in report["options"][:3]:
-            for r in o["risks"]:
-                console.print(f"• {_hardware(o)} {_where(o)}: {r['text']}")
+        for o in report.options[:3]:
+            for risk in o.risks:
+                console.print(f"• {_hardware(o)} {_where(o)}: {risk.text}")
 
 
-def _unchecked(console: Console, report: dict[str, Any]) -> None:
+def _unchecked(console: Console, report: PlanReport) -> None:
     """Options a missing number kept from being checked: listed apart, never ranked."""
-    if not report.get("unchecked"):
+    if not report.unchecked:
         return
     console.print()
     console.print(t("plan.unchecked_title"))
-    for o in report["unchecked"][:5]:
-        why = "; ".join(u["text"] for u in o["unchecked"])
+    for o in report.unchecked[:5]:
+        why = "; ".join(u.text for u in o.unchecked)
         console.print(f"• {_hardware(o)} {_where(o)}: {why}")
 
 
-def markdown(report: dict[str, Any]) -> str:
+def markdown(report: PlanReport) -> str:
     """A report a user can send to their manager."""
-    cur = report["currency"]
-    s = report["scenario"]
-    lines = [f"# {t('plan.md_title')}: {s.get('name') or s['workload']['model']}", ""]
-    lines += [f"- {x}" for x in report["answer_text"]] + ["", f"## {t('plan.md_options')}", ""]
+    cur = report.currency
+    s = report.scenario
+    lines = [f"# {t('plan.md_title')}: {s.name or s.workload.model}", ""]
+    lines += [f"- {x}" for x in report.answer_text] + ["", f"## {t('plan.md_options')}", ""]
     lines.append(
         "| # | "
         + " | ".join(
@@ -147,29 +145,27 @@ def markdown(report: dict[str, Any]) -> str:
         + " |"
     )
     lines.append("|---|---|---|---:|---:|---:|---|")
-    for i, o in enumerate(report["options"], 1):
-        time = f"{o['time_hours']:,.1f}" if o["time_hours"] is not None else "—"
-        risks = "; ".join(r["text"] for r in o["risks"]) or "—"
+    for i, o in enumerate(report.options, 1):
+        time = f"{o.time_hours:,.1f}" if o.time_hours is not None else "—"
+        risks = "; ".join(r.text for r in o.risks) or "—"
         lines.append(
             f"| {i} | {_hardware(o)} | {_where(o)} | "
-            f"{money(o['total_cost'], cur)} | {money(o['monthly_cost'], cur)} | {time} | "
+            f"{money(o.total_cost, cur)} | {money(o.monthly_cost, cur)} | {time} | "
             f"{risks} |"
         )
     lines += ["", f"## {t('plan.rules_title')}", ""]
-    lines += [f"- **{r['id']}**: {r['text']}" for r in report["rules"]]
-    if report["options"]:
-        best = report["options"][0]
+    lines += [f"- **{r.id}**: {r.text}" for r in report.rules]
+    if report.options:
+        best = report.options[0]
         title = t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}")
         lines += ["", f"## {title.rstrip(':：')}", ""]
-        lines += [f"- **{r['id']}**: {r['text']}" for r in best["rules"]]
-    if report.get("unchecked"):
+        lines += [f"- **{r.id}**: {r.text}" for r in best.rules]
+    if report.unchecked:
         lines += ["", f"## {t('plan.unchecked_title').rstrip(':：')}", ""]
-        for o in report["unchecked"]:
-            why = "; ".join(u["text"] for u in o["unchecked"])
+        for o in report.unchecked:
+            why = "; ".join(u.text for u in o.unchecked)
             lines.append(f"- {_hardware(o)} {_where(o)}: {why}")
-    if report["suggestions"]:
-        lines += ["", f"## {t('plan.md_fixes')}", ""] + [
-            f"- {x['text']}" for x in report["suggestions"]
-        ]
+    if report.suggestions:
+        lines += ["", f"## {t('plan.md_fixes')}", ""] + [f"- {x.text}" for x in report.suggestions]
     lines += ["", t("plan.md_footer")]
     return "\n".join(lines) + "\n"

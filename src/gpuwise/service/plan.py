@@ -5,9 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.errors import UserError
+
+if TYPE_CHECKING:
+    from gpuwise.advise.outcome import Plan
+    from gpuwise.advise.report_model import PlanReport
+    from gpuwise.catalog import Catalog
 
 PERSONAS = ("individual", "small-team", "enterprise-domestic", "cost-extreme")
 SCENARIO_MAX_BYTES = 100_000
@@ -18,9 +23,9 @@ SCENARIO_MAX_BYTES = 100_000
 class PlanResult:
     """The plan (for charts) and its report (the JSON contract of `gpuwise plan`)."""
 
-    catalog: Any
-    plan: Any
-    report: dict[str, Any]
+    catalog: Catalog
+    plan: Plan
+    report: PlanReport
 
 
 def persona_path(name: str) -> Path:

@@ -3,7 +3,8 @@ options, the cost over time (own vs rent, break-even marked), rules and risks, d
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -26,6 +27,9 @@ from gpuwise.web.layout import (
     select,
     text_input,
 )
+
+if TYPE_CHECKING:
+    from gpuwise.advise.report_model import PlanOption, PlanReport, RuleItem, TextItem
 
 router = APIRouter(include_in_schema=False)
 TEXT_FIELDS = (
@@ -97,17 +101,17 @@ def _money(value: float | None, currency: str) -> str:
     return "—" if value is None else money(value, currency)
 
 
-def _option_name(o: dict[str, Any]) -> str:
+def _option_name(o: PlanOption) -> str:
     """'算家云 RTX 4090 ×1 (按量)' or 'rtx-4090 ×2 (台式机)'."""
-    if o["kind"] == "rent":
-        return f"{o['provider_name']} {o['instance']} ({t('billing.' + o['billing'])})"
-    where = t("web.already_owned") if o["already_owned"] else t(f"platform.{o['platform']}")
-    return f"{o['gpu']} ×{o['count']} ({where})"
+    if o.kind == "rent":
+        return f"{o.provider_name} {o.instance} ({t(f'billing.{o.billing}')})"
+    where = t("web.already_owned") if o.already_owned else t(f"platform.{o.platform}")
+    return f"{o.gpu} ×{o.count} ({where})"
 
 
-def options_table(report: dict[str, Any]) -> Markup:
+def options_table(report: PlanReport) -> Markup:
     """The ranked options, with each option's risks under its name."""
-    cur = report["currency"]
+    cur = report.currency
     head = el(
         "tr",
         {},
@@ -117,44 +121,44 @@ def options_table(report: dict[str, Any]) -> Markup:
         ),
     )
     rows = []
-    for i, o in enumerate(report["options"], start=1):
-        risks = el("ul", {"class": "risks"}, *(el("li", {}, r["text"]) for r in o["risks"]))
-        unpriced = ", ".join(t(f"cost.item.{u}") for u in o["unpriced"])
+    for i, o in enumerate(report.options, start=1):
+        risks = el("ul", {"class": "risks"}, *(el("li", {}, r.text) for r in o.risks))
+        unpriced = ", ".join(t(f"cost.item.{u}") for u in o.unpriced)
         rows.append(
             el(
                 "tr",
                 {},
                 el("td", {}, i),
-                el("td", {}, el("strong", {}, _option_name(o)), risks if o["risks"] else None),
-                el("td", {}, t(f"web.kind_{o['kind']}")),
+                el("td", {}, el("strong", {}, _option_name(o)), risks if o.risks else None),
+                el("td", {}, t(f"web.kind_{o.kind}")),
                 el(
                     "td",
                     {"class": "num"},
-                    _money(o["total_cost"], cur),
+                    _money(o.total_cost, cur),
                     el("small", {}, t("web.unpriced", items=unpriced)) if unpriced else None,
                 ),
-                el("td", {"class": "num"}, _money(o["monthly_cost"], cur)),
+                el("td", {"class": "num"}, _money(o.monthly_cost, cur)),
                 el(
                     "td",
                     {"class": "num"},
-                    "—" if o["time_hours"] is None else f"{o['time_hours']:,.1f} h",
+                    "—" if o.time_hours is None else f"{o.time_hours:,.1f} h",
                 ),
-                el("td", {"class": "num"}, f"{o['tokens_per_s']:,.0f}"),
+                el("td", {"class": "num"}, f"{o.tokens_per_s:,.0f}"),
                 el(
                     "td",
                     {"class": "num"},
-                    f"{o['memory_per_gpu_bytes'] / 2**30:.1f} / "
-                    f"{o['memory_capacity_bytes'] / 2**30:.0f} GiB",
+                    f"{o.memory_per_gpu_bytes / 2**30:.1f} / "
+                    f"{o.memory_capacity_bytes / 2**30:.0f} GiB",
                 ),
             )
         )
     return el("table", {"class": "options"}, el("thead", {}, head), el("tbody", {}, *rows))
 
 
-def _texts(title: str, items: list[dict[str, Any]]) -> Markup:
+def _texts(title: str, items: Sequence[TextItem | RuleItem]) -> Markup:
     if not items:
         return join()
-    return join(el("h2", {}, title), el("ul", {}, *(el("li", {}, i["text"]) for i in items)))
+    return join(el("h2", {}, title), el("ul", {}, *(el("li", {}, i.text) for i in items)))
 
 
 def chart_block(result: Any, lang: Lang) -> Markup:
@@ -197,19 +201,17 @@ def _downloads(v: dict[str, str]) -> Markup:
 
 def results(result: Any, v: dict[str, str], lang: Lang) -> Markup:
     """Everything the CLI prints for a plan, as HTML."""
-    report = result.report
-    answers = el(
-        "ol", {"class": "answers"}, *(el("li", {}, line) for line in report["answer_text"])
-    )
-    table = options_table(report) if report["options"] else join()
+    report: PlanReport = result.report
+    answers = el("ol", {"class": "answers"}, *(el("li", {}, line) for line in report.answer_text))
+    table = options_table(report) if report.options else join()
     return join(
         el("section", {"class": "answers"}, el("h2", {}, t("web.answers")), answers),
         chart_block(result, lang),
-        el("h2", {}, t("web.options", n=report["options_considered"])),
+        el("h2", {}, t("web.options", n=report.options_considered)),
         table,
-        _texts(t("web.rules"), report["rules"]),
-        _texts(t("web.assumptions"), report["assumptions"]),
-        _texts(t("web.suggestions"), report["suggestions"]),
+        _texts(t("web.rules"), report.rules),
+        _texts(t("web.assumptions"), report.assumptions),
+        _texts(t("web.suggestions"), report.suggestions),
         _downloads(v),
     )
 

@@ -1,0 +1,166 @@
+"""The `gpuwise plan --json` document as types: what advise hands the renderers, the web page,
+the exports and the MCP tool, and what docs/schemas/plan.json publishes.
+
+Frozen pydantic models: a renderer reads `option.total_cost`, not `option["total_cost"]`, and
+the schema comes from the same definition as the document (`model_dump(mode="json")`).
+A rule's `numbers` stay a mapping: each rule has its own (advise/fired.py), and their keys are
+the placeholders of the rule's message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+
+from gpuwise.advise.scenario import Scenario
+from gpuwise.cost.report_model import Frozen, PriceEntry
+
+
+class Tie(Frozen):
+    """A rental named by an answer: provider, instance, billing."""
+
+    provider: str | None
+    instance: str | None
+    billing: str | None
+
+
+class CloudAnswer(Tie):
+    """The rental the plan answers with, and others as cheap within the prices' uncertainty."""
+
+    ties: list[Tie]
+
+
+class Either(Frozen):
+    """What settles a near tie between owning and renting."""
+
+    own: str
+    rent: str
+    margin: float
+    own_above_hours_per_day: float | None = Field(
+        description="owning wins above this daily use (None: one side wins at every use)"
+    )
+    cheaper_always: str | None = Field(description="own | rent when one side always wins")
+    rent_before_month: int | None = Field(description="renting wins if the project ends before")
+
+
+class Answers(Frozen):
+    """Buy or rent, which vendor and card, which cloud and billing (None: no ranked option)."""
+
+    buy_or_rent: Literal["buy", "rent", "either"] | None
+    vendor: str | None
+    card: str | None
+    count: int | None = None
+    system: str | None = None
+    systems: int | None = None
+    cloud: CloudAnswer | None = None
+    either: Either | None = None
+
+
+class TextItem(Frozen):
+    """A risk, blocker, unchecked limit, assumption or suggestion: its id and its words."""
+
+    id: str
+    text: str
+
+
+class RuleItem(Frozen):
+    """A guide rule that fired: its id, its words and the numbers behind them."""
+
+    id: str
+    text: str
+    numbers: dict[str, Any]
+
+
+class SizedConfig(Frozen):
+    """The configuration that fits: format, engine, parallelism and the request sizes chosen.
+    The optional parts appear only where they apply (a training run's micro-batch …)."""
+
+    quant: str
+    engine: str
+    strategy: str
+    memory_per_gpu_bytes: int
+    tokens_per_s: float
+    format_support: str
+    compute_precision: str | None
+    micro_batch: int | None = None
+    grad_accumulation: int | None = None
+    grad_checkpointing: bool | None = None
+    prompt_tokens: int | None = None
+    kv_tokens_per_request: int | None = None
+    compressed_for_target_from: str | None = None
+    replicas: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The optional parts that do not apply are left out, not written as null."""
+        data: dict[str, Any] = handler(self)
+        optional = set(type(self).model_fields) - _ALWAYS
+        return {k: v for k, v in data.items() if k not in optional or v is not None}
+
+
+_ALWAYS = {
+    "quant",
+    "engine",
+    "strategy",
+    "memory_per_gpu_bytes",
+    "tokens_per_s",
+    "format_support",
+    "compute_precision",
+}
+
+
+class PlanOption(Frozen):
+    """One option of the plan: hardware, where, bill, time, memory, speed, risks and rules."""
+
+    kind: Literal["own", "rent"]
+    gpu: str
+    vendor: str
+    count: int = Field(description="cards (a multi-chip card counts once)")
+    devices: int
+    machines: int
+    system: str | None
+    systems: int | None
+    idle_devices: int
+    provider: str | None
+    provider_name: str | None
+    instance: str | None
+    billing: str | None
+    already_owned: bool
+    platform: str | None
+    total_cost: float
+    monthly_cost: float
+    hardware_priced: bool
+    currency: str
+    items: dict[str, float]
+    unpriced: list[str]
+    time_hours: float | None
+    busy_hours_per_month: float
+    memory_per_gpu_bytes: int
+    memory_capacity_bytes: int
+    tokens_per_s: float
+    config: SizedConfig
+    pareto: bool
+    risks: list[TextItem]
+    rules: list[RuleItem]
+    blockers: list[TextItem]
+    unchecked: list[TextItem]
+    opportunity_value: float | None
+    prices: list[PriceEntry]
+
+
+class PlanReport(Frozen):
+    """`gpuwise plan --json`."""
+
+    scenario: Scenario
+    answers: Answers
+    answer_text: list[str]
+    options: list[PlanOption]
+    options_considered: int
+    unchecked: list[PlanOption]
+    infeasible: list[PlanOption]
+    assumptions: list[TextItem]
+    rules: list[RuleItem]
+    dropped: dict[str, int]
+    suggestions: list[TextItem]
+    currency: str
