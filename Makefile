@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/calibrate_speed.py --check
 	$(BIN)/python benchmarks/speed_accuracy.py
 	$(BIN)/python benchmarks/plan_speed.py
+	$(BIN)/python benchmarks/web_speed.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
