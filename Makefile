@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean browser
+.PHONY: demo test lint bench clean browser schemas
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,6 +30,11 @@ test: $(STAMP) browser
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+
+# The JSON schemas of the --json documents, from the report models (tests/test_schemas.py
+# fails when a committed one is out of date).
+schemas: $(STAMP)
+	$(BIN)/python -m gpuwise.render.schemas docs/schemas
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/startup.py

@@ -1,0 +1,61 @@
+"""docs/schemas/ publishes the JSON schemas of the `--json` documents; they are generated from
+the report models (`make schemas`), so a committed schema that differs is out of date."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuwise.render.schemas import report_models, schema_text
+
+SCHEMAS = Path(__file__).parent.parent / "docs" / "schemas"
+
+
+@pytest.mark.parametrize("name", sorted(report_models()))
+def test_committed_schema_equals_the_generated_one(name: str) -> None:
+    path = SCHEMAS / f"{name}.json"
+    assert path.exists(), f"{path} is missing: run `make schemas`"
+    assert path.read_text(encoding="utf-8") == schema_text(report_models()[name]), (
+        f"{path} is out of date: run `make schemas` and review the diff"
+    )
+
+
+def test_every_committed_schema_has_a_model() -> None:
+    assert sorted(p.stem for p in SCHEMAS.glob("*.json")) == sorted(report_models())
+
+
+@pytest.mark.parametrize("name", sorted(report_models()))
+def test_a_schema_forbids_keys_its_model_does_not_declare(name: str) -> None:
+    """extra='forbid' on every part: a key the code adds without declaring it fails at once."""
+    schema = json.loads(schema_text(report_models()[name]))
+    assert schema["additionalProperties"] is False
+    for part, body in schema.get("$defs", {}).items():
+        if body.get("type") == "object" and "properties" in body:
+            assert body.get("additionalProperties") is False, part
+
+
+def test_plan_json_reads_back_as_its_model(cli: Any) -> None:
+    """What `plan --json` prints is a PlanReport: every key declared, every type right."""
+    from gpuwise.advise.report_model import PlanReport
+
+    r = cli("plan", "--example", "--json")
+    assert r.code == 0, r.err
+    report = PlanReport.model_validate(r.json())
+    assert report.options and report.answers.buy_or_rent in ("buy", "rent", "either")
+    assert report.options[0].config.quant
+
+
+def test_cost_json_reads_back_as_its_model(cli: Any) -> None:
+    """What `cost --json` prints is a CostReport (an owning bill and a rental's)."""
+    from gpuwise.cost.report_model import CostReport, OwnBill, RentBill
+
+    r = cli("cost", "--own", "rtx-4090", "--vs", "aws:g5.xlarge", "--json")
+    assert r.code == 0, r.err
+    report = CostReport.model_validate(r.json())
+    kinds = [type(o) for o in report.options]
+    assert kinds == [OwnBill, RentBill]
+    assert report.cheapest in {o.label for o in report.options}
+    assert report.plot is None
