@@ -97,6 +97,44 @@ def committed_months(busy_hours: float, months: float, active_months: float | No
     return max(needed, busy_hours / HOURS_PER_MONTH)
 
 
+def _hidden_items(
+    h: HiddenRates,
+    usage: RentUsage,
+    months: float,
+    running_hours: float,
+    items: dict[str, float],
+    unpriced: list[str],
+) -> None:
+    """The hidden costs the use incurs: storage, egress, snapshots, public IP, NAT. A rate
+    the provider does not publish makes its item unpriced (never free)."""
+
+    def add(name: str, rate: float | None, quantity: float) -> None:
+        if quantity <= 0:
+            return
+        if rate is None:
+            unpriced.append(name)
+        else:
+            items[name] = rate * quantity
+
+    gb_months = usage.data_gb * months
+    if usage.storage in ("block", "both"):
+        add("block_storage", h.block_per_gb_month, gb_months)
+    if usage.storage in ("object", "both"):
+        add("object_storage", h.object_per_gb_month, gb_months)
+    if usage.egress_gb_per_month > 0:
+        if h.egress_per_gb is None:
+            unpriced.append("egress")
+        else:  # billed above the free allowance; within it the item shows as 0
+            paid_gb = max(0.0, usage.egress_gb_per_month - h.egress_free_gb_per_month) * months
+            items["egress"] = h.egress_per_gb * paid_gb
+    add("snapshots", h.snapshot_per_gb_month, usage.snapshot_gb * months)
+    if usage.public_ip:
+        add("public_ip", h.public_ip_per_hour, running_hours)
+    if usage.nat:
+        add("nat_gateway", h.nat_per_hour, running_hours)
+        add("nat_traffic", h.nat_per_gb, usage.egress_gb_per_month * months)
+
+
 def rent_cost(
     spec: RentSpec,
     busy_hours_per_month: float,
@@ -129,33 +167,7 @@ def rent_cost(
         details["periods"] = periods
         running = HOURS_PER_MONTH * needed
     details["billed_hours"] = running
-    h = spec.hidden
-
-    def add(name: str, rate: float | None, quantity: float) -> None:
-        if quantity <= 0:
-            return
-        if rate is None:
-            unpriced.append(name)
-        else:
-            items[name] = rate * quantity
-
-    gb_months = usage.data_gb * months
-    if usage.storage in ("block", "both"):
-        add("block_storage", h.block_per_gb_month, gb_months)
-    if usage.storage in ("object", "both"):
-        add("object_storage", h.object_per_gb_month, gb_months)
-    if usage.egress_gb_per_month > 0:
-        if h.egress_per_gb is None:
-            unpriced.append("egress")
-        else:  # billed above the free allowance; within it the item shows as 0
-            paid_gb = max(0.0, usage.egress_gb_per_month - h.egress_free_gb_per_month) * months
-            items["egress"] = h.egress_per_gb * paid_gb
-    add("snapshots", h.snapshot_per_gb_month, usage.snapshot_gb * months)
-    if usage.public_ip:
-        add("public_ip", h.public_ip_per_hour, running)
-    if usage.nat:
-        add("nat_gateway", h.nat_per_hour, running)
-        add("nat_traffic", h.nat_per_gb, usage.egress_gb_per_month * months)
+    _hidden_items(spec.hidden, usage, months, running, items, unpriced)
     return CostOption(
         label=spec.label,
         kind="rent",

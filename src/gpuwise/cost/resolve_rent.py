@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from gpuwise.catalog.catalog import Catalog, did_you_mean
 from gpuwise.catalog.dating import offer_price_dates, source_dates
 from gpuwise.catalog.names import normalize, suggest
-from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, Provider
+from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, OfferPrice, Provider
 from gpuwise.cost.context import Context
 from gpuwise.cost.model import Note, PriceRef
 from gpuwise.cost.power import assumption
@@ -117,6 +117,59 @@ def hidden_rates(h: HiddenCosts | None, src_currency: str, ctx: Context) -> Hidd
     )
 
 
+def _offer_price(offer: Offer, billing: str | None) -> OfferPrice:
+    """The offer's price in the billing asked for (on-demand, else its first, when none is)."""
+    if billing is None:
+        return offer.price("on-demand") or offer.prices[0]
+    found = offer.price(billing)
+    if found is None:
+        have = ", ".join(p.billing for p in offer.prices)
+        raise UserError("cost.no_billing", offer=offer.instance, billing=billing, have=have)
+    return found
+
+
+def _hidden_refs(cat: Catalog, ctx: Context, provider: Provider) -> list[PriceRef]:
+    """The provider's hidden-cost rates as dated price references."""
+    hidden = cat.hidden_costs.get(provider.id)
+    if hidden is None:
+        return []
+    refs = []
+    for field, per in HIDDEN_FIELDS.items():
+        value = getattr(hidden, field)
+        if value is None:
+            continue
+        hsrc = hidden.field_sources.get(field, hidden.source)
+        hd = source_dates(cat, hsrc)
+        refs.append(
+            ctx.ref(
+                f"hidden:{field}", value, provider.currency, per, hd.published, hsrc, hd.retrieved
+            )
+        )
+    return refs
+
+
+def _spot_risk(cat: Catalog, provider: Provider, opts: RentOptions, notes: list[Note]) -> SpotRisk:
+    """Interruptions per hour (the user's, the provider's published rate, else the catalog's
+    assumption, said in a note) and the time a restart takes."""
+    for option, v in (
+        ("--spot-interruptions-per-day", opts.interruptions_per_day),
+        ("--restart-min", opts.restart_min),
+    ):
+        if v is not None and v < 0:
+            raise UserError("cost.negative", option=option, value=v)
+    if opts.interruptions_per_day is not None:
+        rate = opts.interruptions_per_day / 24
+    elif provider.spot_interruptions_per_day is not None:  # the provider's published rate
+        rate = provider.spot_interruptions_per_day / 24
+    else:
+        rate = assumption(cat, "spot_interruptions_per_hour").value
+        notes.append(Note.of("cost.note_spot_default", provider=provider.id, per_day=rate * 24))
+    restart_min = opts.restart_min
+    if restart_min is None:
+        restart_min = assumption(cat, "spot_restart_min").value
+    return SpotRisk(rate, restart_min / 60)
+
+
 def resolve_rent(
     cat: Catalog, ctx: Context, vs: str, opts: RentOptions | None = None
 ) -> ResolvedRent:
@@ -125,64 +178,17 @@ def resolve_rent(
     prov_name, inst_name, billing = parse_vs(vs)
     provider = find_provider(cat, prov_name)
     offer = find_offer(cat, provider, inst_name)
-    if billing is None:
-        price = offer.price("on-demand") or offer.prices[0]
-    else:
-        found = offer.price(billing)
-        if found is None:
-            have = ", ".join(p.billing for p in offer.prices)
-            raise UserError("cost.no_billing", offer=offer.instance, billing=billing, have=have)
-        price = found
+    price = _offer_price(offer, billing)
     cur = price.currency_of(provider)  # a quote given in USD for a CNY cloud stays USD
-    src = price.source or offer.source
     label = f"{provider.id}:{offer.instance}:{price.billing}"
     when = offer_price_dates(cat, offer, price)
-    prices = [
-        ctx.ref(
-            f"offer:{label}",
-            price.amount,
-            cur,
-            price.per,
-            when.published,
-            src,
-            when.retrieved,
-            offer.origin,
-        )
-    ]
-    hidden = cat.hidden_costs.get(provider.id)
-    if hidden is not None:
-        for field, per in HIDDEN_FIELDS.items():
-            value = getattr(hidden, field)
-            if value is None:
-                continue
-            hsrc = hidden.field_sources.get(field, hidden.source)
-            hd = source_dates(cat, hsrc)
-            prices.append(
-                ctx.ref(
-                    f"hidden:{field}", value, provider.currency, per, hd.published, hsrc,
-                    hd.retrieved,
-                )
-            )  # fmt: skip
+    src = price.source or offer.source
+    offer_ref = ctx.ref(
+        f"offer:{label}", price.amount, cur, price.per, when.published, src, when.retrieved,
+        offer.origin,
+    )  # fmt: skip
     notes: list[Note] = []
-    spot = None
-    if price.billing == "spot":
-        for option, v in (
-            ("--spot-interruptions-per-day", opts.interruptions_per_day),
-            ("--restart-min", opts.restart_min),
-        ):
-            if v is not None and v < 0:
-                raise UserError("cost.negative", option=option, value=v)
-        if opts.interruptions_per_day is not None:
-            rate = opts.interruptions_per_day / 24
-        elif provider.spot_interruptions_per_day is not None:  # the provider's published rate
-            rate = provider.spot_interruptions_per_day / 24
-        else:
-            rate = assumption(cat, "spot_interruptions_per_hour").value
-            notes.append(Note.of("cost.note_spot_default", provider=provider.id, per_day=rate * 24))
-        restart_min = opts.restart_min
-        if restart_min is None:
-            restart_min = assumption(cat, "spot_restart_min").value
-        spot = SpotRisk(rate, restart_min / 60)
+    spot = _spot_risk(cat, provider, opts, notes) if price.billing == "spot" else None
     spec = RentSpec(
         label=label,
         provider=provider.id,
@@ -193,7 +199,8 @@ def resolve_rent(
         price=ctx.money(price.amount, cur),
         per=price.per,
         currency=ctx.currency,
-        hidden=hidden_rates(hidden, provider.currency, ctx),
+        hidden=hidden_rates(cat.hidden_costs.get(provider.id), provider.currency, ctx),
         spot=spot,
     )
-    return ResolvedRent(spec, tuple(prices), tuple(notes))
+    prices = (offer_ref, *_hidden_refs(cat, ctx, provider))
+    return ResolvedRent(spec, prices, tuple(notes))

@@ -94,6 +94,30 @@ BAR_COLOURS = (
 )
 
 
+def _capacity_marks(capacity_bytes: int, scale_max: int, width: float) -> list[Markup]:
+    """The card's capacity: a dashed line across the bar and its size in GiB."""
+    x = width * capacity_bytes / scale_max
+    line = el(
+        "line",
+        {
+            "x1": f"{x:.1f}",
+            "x2": f"{x:.1f}",
+            "y1": 0,
+            "y2": 52,
+            "stroke": "#000",
+            "stroke-width": 2,
+            "stroke-dasharray": "4,3",
+        },
+    )
+    anchor = "end" if x > width / 2 else "start"
+    text = el(
+        "text",
+        {"x": f"{x:.1f}", "y": 66, "text-anchor": anchor, "font-size": 12},
+        t("web.capacity", gib=f"{capacity_bytes / GIB:.1f}"),
+    )
+    return [line, text]
+
+
 def memory_bar(breakdown: dict[str, int], capacity_bytes: int | None) -> Markup:
     """One stacked bar of the memory per GPU, a part per component, the card's capacity as a
     line; a legend with each part in GB below."""
@@ -126,31 +150,7 @@ def memory_bar(breakdown: dict[str, int], capacity_bytes: int | None) -> Markup:
             )
         )
         left += w
-    marks = []
-    if capacity_bytes:
-        x = width * capacity_bytes / scale_max
-        marks.append(
-            el(
-                "line",
-                {
-                    "x1": f"{x:.1f}",
-                    "x2": f"{x:.1f}",
-                    "y1": 0,
-                    "y2": 52,
-                    "stroke": "#000",
-                    "stroke-width": 2,
-                    "stroke-dasharray": "4,3",
-                },
-            )
-        )
-        anchor = "end" if x > width / 2 else "start"
-        marks.append(
-            el(
-                "text",
-                {"x": f"{x:.1f}", "y": 66, "text-anchor": anchor, "font-size": 12},
-                t("web.capacity", gib=f"{capacity_bytes / GIB:.1f}"),
-            )
-        )
+    marks = _capacity_marks(capacity_bytes, scale_max, width) if capacity_bytes else []
     svg = el(
         "svg",
         {
