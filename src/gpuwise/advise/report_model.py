@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field
 
 from gpuwise.advise.scenario import Scenario
-from gpuwise.cost.report_model import Frozen, PriceEntry
+from gpuwise.cost.report_model import PriceEntry
+from gpuwise.documents import Frozen, Sparse
 
 
 class Tie(Frozen):
@@ -72,7 +73,7 @@ class RuleItem(Frozen):
     numbers: dict[str, Any]
 
 
-class SizedConfig(Frozen):
+class SizedConfig(Sparse):
     """The configuration that fits: format, engine, parallelism and the request sizes chosen.
     The optional parts appear only where they apply (a training run's micro-batch …)."""
 
@@ -91,23 +92,17 @@ class SizedConfig(Frozen):
     compressed_for_target_from: str | None = None
     replicas: int | None = None
 
-    @model_serializer(mode="wrap")
-    def _without_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The optional parts that do not apply are left out, not written as null."""
-        data: dict[str, Any] = handler(self)
-        optional = set(type(self).model_fields) - _ALWAYS
-        return {k: v for k, v in data.items() if k not in optional or v is not None}
-
-
-_ALWAYS = {
-    "quant",
-    "engine",
-    "strategy",
-    "memory_per_gpu_bytes",
-    "tokens_per_s",
-    "format_support",
-    "compute_precision",
-}
+    OMIT_WHEN_NONE = frozenset(
+        {
+            "micro_batch",
+            "grad_accumulation",
+            "grad_checkpointing",
+            "prompt_tokens",
+            "kv_tokens_per_request",
+            "compressed_for_target_from",
+            "replicas",
+        }
+    )
 
 
 class PlanOption(Frozen):

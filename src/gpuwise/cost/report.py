@@ -19,10 +19,10 @@ from gpuwise.cost.report_model import (
     CostReport,
     FxInfo,
     HostPartEntry,
-    NoteEntry,
     OwnBill,
     PriceEntry,
     RentBill,
+    note_entry,
 )
 from gpuwise.cost.resolve import (
     Context,
@@ -75,7 +75,7 @@ def _bill_fields(
         "unpriced": list(opt.unpriced),
         "details": {k: round(v, 3) for k, v in opt.details.items() if v == v},
         "prices": [PriceEntry.of(p) for p in prices if _used(p, opt.items)],
-        "notes": [NoteEntry.of(n) for n in notes],
+        "notes": [note_entry(n) for n in notes],
     }
 
 

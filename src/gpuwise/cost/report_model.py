@@ -1,26 +1,19 @@
 """The `gpuwise cost --json` document as types: what the core hands the renderers, the chart,
 the web page and the MCP tool, and what docs/schemas/cost.json publishes.
 
-Frozen pydantic models, so that a renderer reads `bill.total`, not `bill["total"]` (a typo is
-a mypy error, not an empty cell), and the JSON schema comes from the same definition as the
-document. `model_dump(mode="json")` is the `--json` output.
+Frozen pydantic models (gpuwise.documents): `model_dump(mode="json")` is the `--json` output.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from gpuwise.cost.compare import BreakEven
 from gpuwise.cost.model import Note, PriceRef
-
-
-class Frozen(BaseModel):
-    """A report part: immutable, and no key the type does not declare."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from gpuwise.documents import Frozen, NoteEntry
 
 
 class PriceEntry(Frozen):
@@ -56,15 +49,9 @@ class PriceEntry(Frozen):
         )
 
 
-class NoteEntry(Frozen):
-    """A message key and its values (the renderer words it in the user's language)."""
-
-    key: str
-    params: dict[str, Any]
-
-    @classmethod
-    def of(cls, note: Note) -> NoteEntry:
-        return cls(key=note.key, params=dict(note.params))
+def note_entry(note: Note) -> NoteEntry:
+    """A cost note as the document states it."""
+    return NoteEntry(key=note.key, params=dict(note.params))
 
 
 class BreakEvenEntry(Frozen):

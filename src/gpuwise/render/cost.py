@@ -9,11 +9,11 @@ from rich.table import Table
 from gpuwise.cost.report_model import (
     BreakEvenEntry,
     CostReport,
-    NoteEntry,
     OwnBill,
     RentBill,
     TimelineOption,
 )
+from gpuwise.documents import NoteEntry
 from gpuwise.i18n import Lang, t
 from gpuwise.render.offers import date_text, legend_lines
 from gpuwise.render.out import fmt_num
