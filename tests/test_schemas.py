@@ -59,3 +59,21 @@ def test_cost_json_reads_back_as_its_model(cli: Any) -> None:
     assert kinds == [OwnBill, RentBill]
     assert report.cheapest in {o.label for o in report.options}
     assert report.plot is None
+
+
+def test_estimate_json_reads_back_and_leaves_absent_parts_out(cli: Any) -> None:
+    """Without a GPU the fit and speed keys are left out (not null), as they always were; with
+    one they are there and the document is still an EstimateReport."""
+    from gpuwise.estimate.report_model import EstimateReport
+
+    bare = cli("estimate", "qwen2.5-7b", "--json")
+    assert bare.code == 0, bare.err
+    data = bare.json()
+    assert not {"gpu", "fits", "speed", "max_batch"} & set(data)
+    assert "reading" in data["model"]
+    EstimateReport.model_validate(data)
+    fitted = cli("estimate", "qwen2.5-7b", "--gpu", "rtx-4090", "--json")
+    assert fitted.code == 0, fitted.err
+    report = EstimateReport.model_validate(fitted.json())
+    assert report.gpu is not None and report.gpu.id == "rtx-4090"
+    assert report.fits is not None and report.speed

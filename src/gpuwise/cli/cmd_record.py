@@ -108,8 +108,9 @@ def _estimate_report(cat: Any, req: Any, gpu: Any, job: JobOptions) -> dict[str,
         report = estimate_report(req, mc, gpu, sc, opts)
     except UserError:
         report = estimate_report(req, mc, gpu)
+    data = report.model_dump(mode="json")  # kept in the run store as JSON
     keep = ("model", "inputs", "memory", "speed")
-    return {k: report[k] for k in keep if k in report}
+    return {k: data[k] for k in keep if k in data}
 
 
 def _with_recorded_gpu(store: RunStore, run_id: int, estimate: dict[str, Any]) -> None:

@@ -1,13 +1,16 @@
-"""One estimate as a plain dict: the JSON contract of `gpuwise estimate` (and what tables show)."""
+"""One estimate as its report (estimate/report_model.EstimateReport): the JSON contract of
+`gpuwise estimate`, and what the tables and the web page show."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gpuwise.catalog.schema import Gpu
+from gpuwise.documents import NoteEntry
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import max_batch, max_context, usable_bytes
 from gpuwise.estimate.memory import estimate_memory, gpu_capacity_bytes
+from gpuwise.estimate.report_model import EstimateReport, GpuFit, MemoryReport, ModelInfo
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
 from gpuwise.estimate.speed import SpeedInputs, inference_speed, training_speed
@@ -20,48 +23,44 @@ def estimate_report(
     gpu: Gpu | None,
     sc: SpeedConstants | None = None,
     speed_opts: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> EstimateReport:
     """Memory per GPU (breakdown, totals, band); with a GPU: fits, headroom, max batch/context."""
     minimal = estimate_memory(req, c)
     shown = estimate_memory(req, c, gpu) if gpu is not None else minimal
-    memory = {
-        "breakdown": shown.breakdown,
-        "allocated_peak_bytes": shown.allocated_peak_bytes,
-        "device_total_bytes": shown.device_total_bytes,
-        "low_bytes": shown.low_bytes,
-        "high_bytes": shown.high_bytes,
-        "minimum_device_total_bytes": minimal.device_total_bytes,
-        "per_gpu": True,
+    band = vram_band(sc, req, shown.device_total_bytes) if gpu is not None and sc else {}
+    memory = MemoryReport(
+        breakdown=shown.breakdown,
+        allocated_peak_bytes=shown.allocated_peak_bytes,
+        device_total_bytes=shown.device_total_bytes,
+        low_bytes=shown.low_bytes,
+        high_bytes=shown.high_bytes,
+        minimum_device_total_bytes=minimal.device_total_bytes,
+        **band,
+    )
+    m = req.model
+    report = EstimateReport(
+        model=ModelInfo(
+            id=m.id, name=m.name, params_b=m.params_b, active_params_b=m.active_params_b
+        ),
+        inputs=shown.inputs,
+        memory=memory,
+        notes=[NoteEntry(key=k, params=p) for k, p in shown.notes],
+    )
+    if gpu is None:
+        return report
+    usable = usable_bytes(gpu, c, req)
+    fit = {
+        "gpu": GpuFit(
+            id=gpu.id, name=gpu.name, capacity_bytes=gpu_capacity_bytes(gpu), usable_bytes=usable
+        ),
+        "fits": minimal.device_total_bytes <= usable,
+        "headroom_bytes": usable - minimal.device_total_bytes,
+        "max_batch": max_batch(req, c, gpu),
+        "max_context": max_context(req, c, gpu),
     }
-    report: dict[str, Any] = {
-        "model": {
-            "id": req.model.id,
-            "name": req.model.name,
-            "params_b": req.model.params_b,
-            "active_params_b": req.model.active_params_b,
-        },
-        "inputs": shown.inputs,
-        "memory": memory,
-        "notes": [{"key": k, "params": p} for k, p in shown.notes],
-    }
-    if gpu is not None:
-        usable = usable_bytes(gpu, c, req)
-        report.update(
-            gpu={
-                "id": gpu.id,
-                "name": gpu.name,
-                "capacity_bytes": gpu_capacity_bytes(gpu),
-                "usable_bytes": usable,
-            },
-            fits=minimal.device_total_bytes <= usable,
-            headroom_bytes=usable - minimal.device_total_bytes,
-            max_batch=max_batch(req, c, gpu),
-            max_context=max_context(req, c, gpu),
-        )
-        if sc is not None:
-            memory.update(vram_band(sc, req, shown.device_total_bytes))
-            report["speed"] = speed_report(req, c, sc, gpu, speed_opts or {}, memory)
-    return report
+    if sc is not None:
+        fit["speed"] = speed_report(req, c, sc, gpu, speed_opts or {}, memory)
+    return report.model_copy(update=fit)
 
 
 def vram_band(sc: SpeedConstants, req: MemoryRequest, total: int) -> dict[str, int]:
@@ -86,14 +85,14 @@ def speed_report(
     sc: SpeedConstants,
     gpu: Gpu,
     opts: dict[str, Any],
-    memory: dict[str, Any],
+    memory: MemoryReport,
 ) -> dict[str, Any]:
     """The `speed` object: prefill/decode/TTFT/bound, serving and training figures."""
     r = resolve(req, c)
     offload = offload_fraction(
-        memory["minimum_device_total_bytes"],
+        memory.minimum_device_total_bytes,
         usable_bytes(gpu, c, req),
-        memory["breakdown"]["weights"],
+        memory.breakdown["weights"],
         r.engine.embeddings_on_cpu,
     )
     inputs = SpeedInputs(

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from gpuwise.estimate.report_model import EstimateReport, MemoryReport
 from gpuwise.i18n import t
 
 GIB = 1024**3
@@ -18,15 +19,15 @@ def gib(n: float) -> str:
     return f"{n / GIB:,.2f}"
 
 
-def breakdown_table(memory: dict[str, Any]) -> Table:
+def breakdown_table(memory: MemoryReport) -> Table:
     """One row per non-zero part with its share as a bar."""
-    total = memory["device_total_bytes"] or 1
+    total = memory.device_total_bytes or 1
     table = Table(title=t("est.breakdown_title"), title_justify="left")
     table.add_column(t("est.col_part"))
     table.add_column("GiB", justify="right")
     table.add_column("%", justify="right")
     table.add_column("")
-    for key, value in memory["breakdown"].items():
+    for key, value in memory.breakdown.items():
         if value <= 0:
             continue
         share = value / total
@@ -39,14 +40,14 @@ def breakdown_table(memory: dict[str, Any]) -> Table:
     return table
 
 
-def render_estimate(console: Console, report: dict[str, Any]) -> None:
+def render_estimate(console: Console, report: EstimateReport) -> None:
     """Print the model line, the breakdown, the totals and, with a GPU, the verdict."""
-    m, mem, inputs = report["model"], report["memory"], report["inputs"]
+    m, mem, inputs = report.model, report.memory, report.inputs
     console.print(
         t(
             "est.header",
-            name=m["name"],
-            params=m["params_b"],
+            name=m.name,
+            params=m.params_b,
             mode=inputs["mode"],
             quant=inputs["quant"],
             engine=inputs["engine"],
@@ -54,35 +55,29 @@ def render_estimate(console: Console, report: dict[str, Any]) -> None:
         )
     )
     console.print(breakdown_table(mem))
-    console.print(t("est.allocated", value=gib(mem["allocated_peak_bytes"])))
+    console.print(t("est.allocated", value=gib(mem.allocated_peak_bytes)))
     console.print(
         t(
             "est.device_total",
-            value=gib(mem["device_total_bytes"]),
-            low=gib(mem["low_bytes"]),
-            high=gib(mem["high_bytes"]),
+            value=gib(mem.device_total_bytes),
+            low=gib(mem.low_bytes),
+            high=gib(mem.high_bytes),
         )
     )
-    if "band_p10_bytes" in mem:
+    if mem.band_p10_bytes is not None and mem.band_p90_bytes is not None:
         console.print(
-            t("est.device_band", low=gib(mem["band_p10_bytes"]), high=gib(mem["band_p90_bytes"]))
+            t("est.device_band", low=gib(mem.band_p10_bytes), high=gib(mem.band_p90_bytes))
         )
-    if "gpu" in report:
-        g = report["gpu"]
-        verdict = "est.fits" if report["fits"] else "est.does_not_fit"
-        console.print(
-            t(
-                verdict,
-                gpu=g["name"],
-                usable=gib(g["usable_bytes"]),
-                headroom=gib(abs(report["headroom_bytes"])),
-            )
-        )
-        console.print(t("est.limits", batch=report["max_batch"], context=report["max_context"]))
-    if "speed" in report:
-        console.print(speed_table(report["speed"]))
-    for note in report["notes"]:
-        console.print("• " + t(note["key"], **note["params"]))
+    g = report.gpu
+    if g is not None:
+        verdict = "est.fits" if report.fits else "est.does_not_fit"
+        headroom = gib(abs(report.headroom_bytes or 0))
+        console.print(t(verdict, gpu=g.name, usable=gib(g.usable_bytes), headroom=headroom))
+        console.print(t("est.limits", batch=report.max_batch, context=report.max_context))
+    if report.speed is not None:
+        console.print(speed_table(report.speed))
+    for note in report.notes:
+        console.print("• " + t(note.key, **note.params))
 
 
 SPEED_ROWS = (

@@ -16,6 +16,7 @@ from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
     from gpuwise.cost.report_model import CostReport
+    from gpuwise.estimate.report_model import EstimateReport
 
 from gpuwise.service.requests import (
     PASTE_MAX_BYTES,
@@ -123,7 +124,7 @@ def job_options(r: JobRequest, gpus_default: int = 1) -> Any:
     )
 
 
-def run_estimate(r: EstimateRequest) -> dict[str, Any]:
+def run_estimate(r: EstimateRequest) -> EstimateReport:
     """`gpuwise estimate --json`."""
     from gpuwise.service.estimate import check_positive, estimate_data
 

@@ -9,14 +9,16 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
+    from gpuwise.estimate.report_model import EstimateReport
     from gpuwise.service.job import JobOptions
 
 
 def estimate_data(
     model: str, gpu_name: str | None, job: JobOptions, opts: dict[str, Any]
-) -> dict[str, Any]:
+) -> EstimateReport:
     """The `gpuwise estimate --json` report. `opts`: concurrency, train_tokens, epochs,
     cpu_bandwidth_gbps, gen_tokens (already checked positive)."""
+    from gpuwise.documents import NoteEntry
     from gpuwise.estimate.constants import MemoryConstants
     from gpuwise.estimate.report import estimate_report
     from gpuwise.estimate.speed_constants import SpeedConstants
@@ -33,11 +35,13 @@ def estimate_data(
         raise UserError("speed.needs_gpu")
     sc = SpeedConstants.from_catalog(cat) if gpu is not None else None
     report = estimate_report(req, consts, gpu, sc, opts)
-    report["model"]["reading"] = reading.as_dict(req.training, job.engine, job.quant)
+    read = reading.as_dict(req.training, job.engine, job.quant)
+    notes = list(report.notes)
     note = reading_note(reading, job)
     if note is not None:  # the reading first: it decides every number below
-        report["notes"].insert(0, note)
-    return report
+        notes.insert(0, NoteEntry(**note))
+    model_info = report.model.model_copy(update={"reading": read})
+    return report.model_copy(update={"model": model_info, "notes": notes})
 
 
 def check_positive(values: dict[str, float | None]) -> None:

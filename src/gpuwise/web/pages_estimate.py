@@ -3,7 +3,7 @@ memory per GPU as a stacked bar with its band, speed on a card; or every card th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -15,6 +15,9 @@ from gpuwise.service.requests import EstimateRequest, FitRequest
 from gpuwise.web.forms import build, in_lang
 from gpuwise.web.html import Markup, el, join
 from gpuwise.web.layout import document, error_box, field, form, request_lang, select, text_input
+
+if TYPE_CHECKING:
+    from gpuwise.estimate.report_model import EstimateReport
 
 router = APIRouter(include_in_schema=False)
 MODES = ("inference", "full", "lora", "qlora", "freeze")
@@ -69,41 +72,37 @@ def _speed(speed: dict[str, Any] | None) -> Markup:
     return el("table", {"class": "kv"}, *rows)
 
 
-def estimate_view(report: dict[str, Any]) -> Markup:
+def estimate_view(report: EstimateReport) -> Markup:
     """Memory breakdown (bar and table), the band, fit on the card, speed, notes."""
     from gpuwise.web.svg import memory_bar
 
-    mem, gpu = report["memory"], report.get("gpu")
-    capacity = gpu["usable_bytes"] if gpu else None
+    mem, gpu = report.memory, report.gpu
+    capacity = gpu.usable_bytes if gpu else None
     verdict = None
     if gpu:
-        key = "web.fits" if report.get("fits") else "web.does_not_fit"
+        key = "web.fits" if report.fits else "web.does_not_fit"
         verdict = el(
             "p",
             {"class": "verdict"},
-            t(key, gpu=gpu["name"], headroom=_gb(report.get("headroom_bytes"))),
+            t(key, gpu=gpu.name, headroom=_gb(report.headroom_bytes)),
         )
-    band = t("web.band", low=_gb(mem["low_bytes"]), high=_gb(mem["high_bytes"]))
-    notes = [
-        el("li", {}, t(n["key"], **n["params"]))
-        for n in report.get("notes", [])
-        if isinstance(n, dict) and "key" in n
-    ]
+    band = t("web.band", low=_gb(mem.low_bytes), high=_gb(mem.high_bytes))
+    notes = [el("li", {}, t(n.key, **n.params)) for n in report.notes]
     return join(
         el(
             "h2",
             {},
             t(
                 "web.memory_title",
-                model=report["model"]["name"],
-                size=_gb(mem["device_total_bytes"]),
+                model=report.model.name,
+                size=_gb(mem.device_total_bytes),
             ),
         ),
         el("p", {}, band),
         verdict,
-        memory_bar(mem["breakdown"], capacity),
+        memory_bar(mem.breakdown, capacity),
         el("h2", {}, t("web.speed_title")),
-        _speed(report.get("speed")),
+        _speed(report.speed),
         el("ul", {"class": "notes"}, *notes) if notes else None,
     )
 
