@@ -77,3 +77,15 @@ def test_estimate_json_reads_back_and_leaves_absent_parts_out(cli: Any) -> None:
     report = EstimateReport.model_validate(fitted.json())
     assert report.gpu is not None and report.gpu.id == "rtx-4090"
     assert report.fits is not None and report.speed
+
+
+def test_doctor_from_json_reads_back_as_its_model(cli: Any) -> None:
+    """What `doctor --from FILE --json` prints is a DoctorReport, paste part included."""
+    from gpuwise.doctor.report_model import DoctorReport
+
+    paste = Path(__file__).parent / "fixtures" / "reports" / "fooocus-1313-driver-470.txt"
+    r = cli("doctor", "--from", str(paste), "--json")
+    data = r.json()
+    report = DoctorReport.model_validate(data)
+    assert report.mode == "paste" and report.paste is not None and report.paste.blocks
+    assert report.findings and r.code == report.exit_code

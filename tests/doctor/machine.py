@@ -200,6 +200,7 @@ def run(tmp: Path, m: Machine) -> dict[str, Any]:
         probes = {k: v for k, v in default_probes(nccl=m.nccl).items() if k != "nvml"}
         start = time.monotonic()
         facts = collect(ctx, probes)
-        report = make_report(facts, tables(), time.monotonic() - start, nccl=m.nccl)
+        typed = make_report(facts, tables(), time.monotonic() - start, nccl=m.nccl)
+    report = typed.model_dump(mode="json")  # what --json prints
     json.dumps(report)
     return report

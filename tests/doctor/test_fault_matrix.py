@@ -81,7 +81,8 @@ def ollama_like(mode: str) -> Iterator[str]:
 def run_all(ctx: ProbeContext, probes: dict | None = None) -> tuple[dict, float]:  # type: ignore[type-arg]
     start = time.monotonic()
     facts = collect(ctx, probes or default_probes(nccl=True))
-    report = make_report(facts, tables(), time.monotonic() - start, nccl=True)
+    typed = make_report(facts, tables(), time.monotonic() - start, nccl=True)
+    report = typed.model_dump(mode="json")  # what --json prints
     json.dumps(report)  # the --json output must serialise
     check_consistent(report)  # never "OK" next to a problem of the same component
     return report, time.monotonic() - start

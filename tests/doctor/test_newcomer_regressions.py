@@ -74,7 +74,7 @@ KERNEL_IMAGE = (
 
 def paste(*texts: str) -> dict[str, Any]:
     parts = [Text.of(f"p{i}.txt", text) for i, text in enumerate(texts)]
-    return make_paste_report(parts, b.tables(), 0.0)
+    return make_paste_report(parts, b.tables(), 0.0).model_dump(mode="json")  # what --json prints
 
 
 def ids(report: dict[str, Any]) -> dict[str, str]:
@@ -207,5 +207,5 @@ def test_live_nvidia_smi_without_nvml_gets_the_capability_from_the_name() -> Non
         ),
         torch=b.torch(version="2.6.0+cu124", cuda="12.4", devices=[], arch_list=[]),
     )
-    report = make_report(facts, b.tables(), 0.0)
+    report = make_report(facts, b.tables(), 0.0).model_dump(mode="json")
     assert ids(report).get("torch.gpu_too_new") == "error" and report["exit_code"] == 1

@@ -11,6 +11,7 @@ from gpuwise.i18n import t
 
 if TYPE_CHECKING:
     from gpuwise.doctor.paste.model import Text
+    from gpuwise.doctor.report_model import DoctorReport
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_NCCL_TIMEOUT_S = 90.0
@@ -73,8 +74,7 @@ def _run_paste(
         from gpuwise.render.doctor import render_doctor
 
         render_doctor(out.console(), report)
-    code = report["exit_code"]
-    return code if isinstance(code, int) else 1
+    return report.exit_code
 
 
 def read_paste(name: str) -> Text:
@@ -153,8 +153,7 @@ def _run(
         from gpuwise.render.doctor import render_doctor
 
         render_doctor(out.console(), report)
-    code = report["exit_code"]
-    return code if isinstance(code, int) else 1
+    return report.exit_code
 
 
 class _terminate_as_exit:
@@ -194,7 +193,7 @@ def _runnable(python: str) -> bool:
 
 def build_report(
     start: float, total_s: float, nccl: bool, ollama_url: str | None, python: str | None
-) -> dict[str, object]:
+) -> DoctorReport:
     """Probe the machine (within `total_s` of `start`), then diagnose and summarise."""
     import sys
     import time

@@ -20,9 +20,15 @@ def report_models() -> dict[str, type[BaseModel]]:
     """Command → the model of its `--json` document."""
     from gpuwise.advise.report_model import PlanReport
     from gpuwise.cost.report_model import CostReport
+    from gpuwise.doctor.report_model import DoctorReport
     from gpuwise.estimate.report_model import EstimateReport
 
-    return {"cost": CostReport, "estimate": EstimateReport, "plan": PlanReport}
+    return {
+        "cost": CostReport,
+        "doctor": DoctorReport,
+        "estimate": EstimateReport,
+        "plan": PlanReport,
+    }
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
     from gpuwise.cost.report_model import CostReport
+    from gpuwise.doctor.report_model import DoctorReport
     from gpuwise.estimate.report_model import EstimateReport
 
 from gpuwise.service.requests import (
@@ -224,7 +225,7 @@ def run_offers(r: OffersRequest) -> Any:
         return query_offers(r.gpu, r.provider, r.region, r.billing, max_price, r.currency, fx)
 
 
-def run_doctor_paste(r: DoctorPasteRequest) -> dict[str, Any]:
+def run_doctor_paste(r: DoctorPasteRequest) -> DoctorReport:
     """`gpuwise doctor --from - --json` for pasted text."""
     from gpuwise.service.doctor import paste_report, pasted_text
 

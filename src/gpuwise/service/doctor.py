@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
     from gpuwise.doctor.paste.model import Text
+    from gpuwise.doctor.report_model import DoctorReport
 
 
-def paste_report(texts: list[Text], started: float | None = None) -> dict[str, Any]:
+def paste_report(texts: list[Text], started: float | None = None) -> DoctorReport:
     """The `gpuwise doctor --from … --json` report; nothing recognised is one clear line."""
     from gpuwise.catalog import load_catalog
     from gpuwise.catalog.compat import CompatTables
@@ -20,7 +21,7 @@ def paste_report(texts: list[Text], started: float | None = None) -> dict[str, A
     start = time.monotonic() if started is None else started
     tables = CompatTables.from_catalog(load_catalog())
     report = make_paste_report(texts, tables, time.monotonic() - start)
-    if not report["paste"]["blocks"]:
+    if report.paste is None or not report.paste.blocks:
         raise UserError("doctor.paste_nothing", files=", ".join(t.name for t in texts))
     return report
 

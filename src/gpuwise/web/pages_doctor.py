@@ -3,7 +3,7 @@ machine, get the findings `gpuwise doctor --from` gives (nothing is run here).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -16,17 +16,23 @@ from gpuwise.web.forms import build, in_lang, parse_form
 from gpuwise.web.html import Markup, el, join
 from gpuwise.web.layout import document, error_box, form, request_lang
 
+if TYPE_CHECKING:
+    from gpuwise.doctor.report_model import DoctorReport
+
 router = APIRouter(include_in_schema=False)
 LEVEL_ORDER = {"error": 0, "warn": 1, "warning": 1, "info": 2, "ok": 3}
 
 
-def findings_view(report: dict[str, Any]) -> Markup:
+def findings_view(report: DoctorReport) -> Markup:
     """What was recognised, then each finding: level, title, detail, why, fix, commands."""
-    blocks = el("ul", {"class": "notes"}, *(el("li", {}, b) for b in report["paste"]["blocks"]))
+    paste = report.paste
+    blocks = el(
+        "ul", {"class": "notes"}, *(el("li", {}, b) for b in (paste.blocks if paste else []))
+    )
     items = []
-    for f in sorted(report["findings"], key=lambda f: LEVEL_ORDER.get(f.get("level", ""), 9)):
-        level = str(f.get("level", "info"))
-        commands = [el("code", {}, c) for c in f.get("commands", [])]
+    for f in sorted(report.findings, key=lambda f: LEVEL_ORDER.get(f.level, 9)):
+        level = f.level
+        commands = [el("code", {}, c) for c in f.commands]
         items.append(
             el(
                 "article",
@@ -40,19 +46,19 @@ def findings_view(report: dict[str, Any]) -> Markup:
                         t(f"web.level_{level}") if level in LEVEL_ORDER else level,
                     ),
                     " ",
-                    f.get("title", ""),
+                    f.title,
                 ),
-                el("p", {}, f.get("detail", "")) if f.get("detail") else None,
-                el("p", {"class": "why"}, f.get("why", "")) if f.get("why") else None,
-                el("p", {"class": "fix"}, el("strong", {}, t("web.fix")), " ", f.get("fix", ""))
-                if f.get("fix")
+                el("p", {}, f.detail) if f.detail else None,
+                el("p", {"class": "why"}, f.why) if f.why else None,
+                el("p", {"class": "fix"}, el("strong", {}, t("web.fix")), " ", f.fix)
+                if f.fix
                 else None,
                 el("pre", {}, *(join(c, "\n") for c in commands)) if commands else None,
             )
         )
     missing = [
-        el("li", {}, t(f"doctor.paste.missing.{m['fact']}"), el("pre", {}, m["command"]))
-        for m in report["paste"].get("missing", [])
+        el("li", {}, t(f"doctor.paste.missing.{m.fact}"), el("pre", {}, m.command))
+        for m in (paste.missing if paste else [])
     ]
     return join(
         el("h2", {}, t("web.recognised")),

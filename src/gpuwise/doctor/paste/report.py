@@ -4,7 +4,6 @@ where and which are missing (with the one command whose output would settle it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from gpuwise.catalog.compat import CompatTables
 from gpuwise.doctor.engine import diagnose
@@ -13,6 +12,13 @@ from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, exit_code
 from gpuwise.doctor.paste.assemble import Pasted, assemble, find_blocks
 from gpuwise.doctor.paste.model import Text
+from gpuwise.doctor.report_model import (
+    DoctorReport,
+    FindingEntry,
+    MissingFact,
+    PasteInfo,
+    SummaryRow,
+)
 from gpuwise.doctor.summary import summary
 from gpuwise.i18n import t
 from gpuwise.parse.result import as_dict
@@ -135,26 +141,28 @@ def _gfx_from_codenames(facts: Facts, tables: CompatTables) -> None:
             card["gfx"] = tables.gfx_of_codename(str(card["codename"])) or ""
 
 
-def make_paste_report(texts: list[Text], tables: CompatTables, elapsed_s: float) -> dict[str, Any]:
+def make_paste_report(texts: list[Text], tables: CompatTables, elapsed_s: float) -> DoctorReport:
     """Everything `gpuwise doctor --from` prints, in the shape of its --json output."""
     pasted, findings = diagnose_texts(texts, tables)
     shown = [f.as_dict() for f in findings]
-    return {
-        "mode": "paste",
-        "summary": [
-            r
-            for r in summary(pasted.facts, shown)
-            if r["probe"] in pasted.facts
-            and (r["verdict"] or r["value"] != t("doctor.sum.unknown"))
-        ],
-        "findings": shown,
-        "facts": {name: as_dict(r) for name, r in pasted.facts.items()},
-        "paste": {
-            "blocks": [lbl for lbl, _ in pasted.blocks],
-            "facts_from": pasted.origins,
-            "missing": missing(pasted.facts, findings),
-        },
-        "sources": tables.sources,
-        "exit_code": exit_code(findings),
-        "elapsed_s": round(elapsed_s, 2),
-    }
+    unknown = t("doctor.sum.unknown")
+    rows = [
+        SummaryRow(**r)
+        for r in summary(pasted.facts, shown)
+        if r["probe"] in pasted.facts and (r["verdict"] or r["value"] != unknown)
+    ]
+    paste = PasteInfo(
+        blocks=[lbl for lbl, _ in pasted.blocks],
+        facts_from=pasted.origins,
+        missing=[MissingFact(**m) for m in missing(pasted.facts, findings)],
+    )
+    return DoctorReport(
+        mode="paste",
+        summary=rows,
+        findings=[FindingEntry(**f) for f in shown],
+        facts={name: as_dict(r) for name, r in pasted.facts.items()},
+        paste=paste,
+        sources=tables.sources,
+        exit_code=exit_code(findings),
+        elapsed_s=round(elapsed_s, 2),
+    )
