@@ -114,6 +114,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
+    floor, memo = reading_floor(cat, s), {}  # memo: memory estimates shared across cards
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -130,7 +131,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         scale = scale_out(c, network_default)
         key = (gpu.id, c.count, scale)
         if key not in sized_cache:
-            si = SizeInputs(model, mc, sc, choice, defaults, scale, reading_floor(cat, s))
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, memo)
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb

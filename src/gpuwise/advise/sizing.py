@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gpuwise.advise.engines import EngineChoice
@@ -182,27 +182,47 @@ def _serve_attempt(
     return Attempt(req, quant, prompt_tokens=prompt, kv_tokens=per_request)
 
 
-def _fits(
-    s: Scenario, gpu: Gpu, a: Attempt, mc: MemoryConstants
-) -> tuple[MemoryEstimate, Any] | None:
+def _estimate(a: Attempt, si: SizeInputs) -> tuple[MemoryEstimate, Any] | None:
+    """The attempt's memory and resolved request, or None when the request contradicts itself.
+    Memoized: it depends on the request, not the card, and the search tries the same requests
+    on every card; the memo lives in one search's SizeInputs (never outlives its catalog)."""
+    key = _request_key(a.req)
+    if key not in si.memo:
+        try:
+            si.memo[key] = (estimate_memory(a.req, si.mc), resolve(a.req, si.mc))
+        except UserError:
+            si.memo[key] = None  # e.g. a TP degree that does not divide the heads
+    return si.memo[key]
+
+
+_REQUEST_FIELDS = tuple(f.name for f in fields(MemoryRequest) if f.name not in ("model", "extra"))
+
+
+def _request_key(req: MemoryRequest) -> tuple[object, ...]:
+    """Every input of a request, hashable; the model by identity (one per search, kept alive by
+    the SizeInputs that holds the memo)."""
+    values = vars(req)
+    plain = [values[name] for name in _REQUEST_FIELDS]
+    return (id(req.model), tuple(sorted(req.extra.items())), *plain)
+
+
+def _fits(s: Scenario, gpu: Gpu, a: Attempt, si: SizeInputs) -> tuple[MemoryEstimate, Any] | None:
     """The attempt's memory and resolved request when it fits the card with the margin."""
-    try:
-        est = estimate_memory(a.req, mc)
-        margin = s.memory_margin
-        if s.workload.kind == "train" and not a.req.grad_checkpointing:
-            margin = max(margin, TIGHT_HEADROOM)
-        if est.device_total_bytes > usable_bytes(gpu, mc, a.req) * (1 - margin):
-            return None
-        return est, resolve(a.req, mc)
-    except UserError:
-        return None  # e.g. a TP degree that does not divide the heads
+    found = _estimate(a, si)
+    if found is None:
+        return None
+    margin = s.memory_margin
+    if s.workload.kind == "train" and not a.req.grad_checkpointing:
+        margin = max(margin, TIGHT_HEADROOM)
+    fits = found[0].device_total_bytes <= usable_bytes(gpu, si.mc, a.req) * (1 - margin)
+    return found if fits else None
 
 
 def _first_fit(
-    s: Scenario, gpu: Gpu, attempts: Iterator[Attempt], mc: MemoryConstants
+    s: Scenario, gpu: Gpu, attempts: Iterator[Attempt], si: SizeInputs
 ) -> tuple[Attempt, MemoryEstimate, Any] | None:
     for a in attempts:
-        found = _fits(s, gpu, a, mc)
+        found = _fits(s, gpu, a, si)
         if found is not None:
             return a, *found
     return None
@@ -231,6 +251,8 @@ class SizeInputs:
     scale: ScaleOut = ScaleOut()
     reading_floor: float | None = None
     """The speed each configuration must reach when the scenario sets no target (plan.py)."""
+    memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
+    """Memory estimates by request (_estimate); one search shares it across cards."""
 
 
 def _sized(
@@ -247,7 +269,7 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
         best: Sized | None = None
         for strategy in train_strategies(count):
             attempts = _train_attempts(s, si.model, quant, si.choice.engine, count, strategy)
-            found = _first_fit(s, gpu, attempts, si.mc)
+            found = _first_fit(s, gpu, attempts, si)
             if found is None:
                 continue
             sized = _sized(s, gpu, count, found, si)
@@ -270,7 +292,7 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     first: Sized | None = None
     for quant in si.choice.quants:
         attempt = _serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
-        found = _first_fit(s, gpu, iter((attempt,)), si.mc)
+        found = _first_fit(s, gpu, iter((attempt,)), si)
         if found is None:
             continue
         sized = _sized(s, gpu, count, found, si)

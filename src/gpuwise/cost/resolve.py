@@ -112,12 +112,17 @@ def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
     return min(limits)
 
 
+def _parts_by_id(cat: Catalog) -> dict[str, HostPart]:
+    """Host parts by id (the last of a repeated id wins, as a dict built from the list does)."""
+    return cat.derived("host_parts", lambda: {p.id: p for p in cat.extra("host_part")})
+
+
 def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
     datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
     (`max_gpu_memory_gb`), or the named one (taken as asked; its PSU is still sized by watts)."""
     platforms: Sequence[HostPlatform] = cat.extra("host_platform")
-    parts = {p.id: p for p in cat.extra("host_part")}
+    parts = _parts_by_id(cat)
     if name:
         chosen = next((p for p in platforms if p.id == name.lower()), None)
         if chosen is None:
@@ -156,6 +161,12 @@ def _resale_points(cat: Catalog, gpu: Gpu) -> tuple[tuple[tuple[float, float], .
     Points above 1.0 (a used card dearer than new: launch scarcity, the 2021 shortage) are
     market premiums, not depreciation, and are left out.
     """
+    return cat.derived(("resale_points", gpu.id), lambda: _find_resale_points(cat, gpu))
+
+
+def _find_resale_points(
+    cat: Catalog, gpu: Gpu
+) -> tuple[tuple[tuple[float, float], ...], list[str]]:
     points: Sequence[ResalePoint] = [r for r in cat.extra("resale") if r.fraction_of_launch <= 1]
     by_id = {g.id: g for g in cat.gpus}
 
@@ -275,7 +286,7 @@ def _host(
     """Price the platform's parts; a kind it needs without a priced part stays unpriced."""
     if opts.owned:
         return _Host(None, (), [], None)
-    parts = {p.id: p for p in cat.extra("host_part")}
+    parts = _parts_by_id(cat)
     chosen: list[tuple[str, float]] = []
     covered: set[str] = set()
     for pid in platform.parts:
