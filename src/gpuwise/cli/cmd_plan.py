@@ -103,7 +103,10 @@ def register(app: typer.Typer) -> None:
         from gpuwise.service.flags import plan_budget
 
         flags["budget"] = plan_budget(budget, budget_per, currency)
-        _run(scenario, persona, example, flags, fx, top, as_json, markdown_file, force)
+        from gpuwise.cli.startup import gc_paused
+
+        with gc_paused():  # a one-shot command: see gc_paused
+            _run(scenario, persona, example, flags, fx, top, as_json, markdown_file, force)
 
 
 def _source(

@@ -165,14 +165,15 @@ class SpeedConstants:
             self._memo[key] = build()
         return self._memo[key]  # type: ignore[no-any-return]
 
-    def _per_gpu(self, name: str, gpu: Gpu, build: Callable[[], T]) -> T:
-        """A lookup about one card, remembered by the card object's identity (the memo keeps
-        the card alive, so its id cannot be reused by another card)."""
-        hit = self._memo.get((name, id(gpu)))
+    def per_card(self, name: Hashable, gpu: Gpu, build: Callable[[], T]) -> T:
+        """A figure about one card derived from these constants alone, remembered by the card
+        object's identity (the memo keeps the card alive, so its id cannot be reused)."""
+        key = (name, id(gpu))
+        hit = self._memo.get(key)
         if hit is None or hit[0] is not gpu:
             hit = (gpu, build())
-            self._memo[(name, id(gpu))] = hit
-        return hit[1]  # type: ignore[no-any-return]
+            self._memo[key] = hit
+        return hit[1]
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
@@ -208,7 +209,7 @@ class SpeedConstants:
 
     def power_derate(self, gpu: Gpu) -> float:
         """The share of its datasheet tensor peak the card sustains (power.py; 1 when unknown)."""
-        return self._per_gpu("derate", gpu, lambda: self._power_derate(gpu))
+        return self.per_card("derate", gpu, lambda: self._power_derate(gpu))
 
     def _power_derate(self, gpu: Gpu) -> float:
         half, _ = self.half_accumulate_factor(gpu)
@@ -570,7 +571,7 @@ class SpeedConstants:
         architecture entries were measured on full-power parts; a share measured on this card
         includes its own derate, which is taken out so it is not counted twice.
         """
-        return self._per_gpu("matmul", gpu, lambda: self._matmul_entry(gpu))
+        return self.per_card("matmul", gpu, lambda: self._matmul_entry(gpu))
 
     def _matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:
         own = self.measured_for(gpu.id, "matmul")
