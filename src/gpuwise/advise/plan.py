@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.advise.answers import answers_of
+from gpuwise.advise.attempts import Defaults
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.engines import EngineChoice, choose_engine
@@ -28,13 +29,12 @@ from gpuwise.advise.evaluate import (
     price,
 )
 from gpuwise.advise.fired import fire_rules
-from gpuwise.advise.fixes import Replan, suggest_fixes
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Defaults, ScaleOut, Sized, SizeInputs, size
+from gpuwise.advise.sizing import ScaleOut, Sized, SizeInputs, size
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.catalog.schema import LlmModel
@@ -94,6 +94,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
+    floor = reading_floor(cat, s)
+    memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -110,7 +112,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         scale = scale_out(c, network_default)
         key = (gpu.id, c.count, scale)
         if key not in sized_cache:
-            si = SizeInputs(model, mc, sc, choice, defaults, scale, reading_floor(cat, s))
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, memo)
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
@@ -273,8 +275,11 @@ def make_plan(
         examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]
         plan.assumptions.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
+
     plan.rules = fire_rules(cat, plan, ctx)
-    if not ranked and fixes:
+    if not ranked and fixes:  # fixes.py is imported only when there is something to fix
+        from gpuwise.advise.fixes import Replan, suggest_fixes
+
         plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd, make_plan))
     return plan
 

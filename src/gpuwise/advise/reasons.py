@@ -24,8 +24,11 @@ def features_of(cat: Catalog) -> dict[tuple[str, str], str]:
 
 
 def feature_notes(cat: Catalog) -> dict[tuple[str, str], tuple[str, str]]:
-    """(stack, feature) → (note_en, note_zh)."""
-    return {(f.stack, f.feature): (f.note_en, f.note_zh) for f in cat.extra("feature")}
+    """(stack, feature) → (note_en, note_zh); built once per catalog (asked for every option)."""
+    return cat.derived(
+        "feature_notes",
+        lambda: {(f.stack, f.feature): (f.note_en, f.note_zh) for f in cat.extra("feature")},
+    )
 
 
 def _framework_checks(cat: Catalog, s: Scenario, o: Option, feats: dict[Any, str]) -> None:

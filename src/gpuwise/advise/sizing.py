@@ -15,10 +15,18 @@ Pure: estimator calls only.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gpuwise.advise.attempts import (
+    Attempt,
+    Defaults,
+    request_key,
+    serve_attempt,
+    train_attempts,
+    train_strategies,
+)
 from gpuwise.advise.engines import EngineChoice
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog.schema import Gpu, LlmModel
@@ -26,7 +34,6 @@ from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import usable_bytes
 from gpuwise.estimate.memory import MemoryEstimate, estimate_memory
-from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
 from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed, training_speed
 from gpuwise.estimate.speed_constants import SpeedConstants, backend_of
@@ -35,14 +42,6 @@ TIGHT_HEADROOM = 0.10
 """Less spare memory than this is a risk (a longer sequence or bigger batch runs out). Skipping
 activation checkpointing is only chosen where it leaves at least this much: speed is not worth
 an out-of-memory error halfway through a run."""
-
-
-@dataclass(frozen=True)
-class Defaults:
-    """Request sizes the scenario left out, from the catalog's planner assumptions."""
-
-    serve_prompt_tokens: int
-    chat_turn_prompt_tokens: int
 
 
 @dataclass(frozen=True)
@@ -76,113 +75,58 @@ class Sized:
     was chosen to meet it (a quality caveat the report states)."""
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """One configuration to try: the request and what the plan reports about it."""
-
-    req: MemoryRequest
-    quant: str
-    micro_batch: int | None = None
-    grad_accumulation: int | None = None
-    prompt_tokens: int | None = None
-    kv_tokens: int | None = None
+Keyed = tuple[Attempt, tuple[object, ...]]
+"""An attempt with its request's memo key (attempts.request_key)."""
 
 
-def _halvings(n: int) -> Iterator[int]:
-    """n, n/2, … 1 (micro-batches to try, largest first)."""
-    while n >= 1:
-        yield n
-        n //= 2
-
-
-TRAIN_STRATEGIES = ("ddp", "zero2", "fsdp")
-"""Data-parallel layouts tried on more than one device, least sharded first: DDP keeps a full
-replica (only gradients cross the link: for LoRA a few MB), ZeRO-2 shards optimizer states and
-gradients, FSDP/ZeRO-3 also the weights (gathered every step: twice the weights cross the
-link). The plan keeps the fastest one that fits, so a second card is never made slower by a
-layout it did not need (DeepSpeed ZeRO paper, arXiv:1910.02054, §5 communication volumes)."""
-
-
-def train_strategies(count: int) -> tuple[str, ...]:
-    """The layouts to try on `count` devices."""
-    return ("none",) if count == 1 else TRAIN_STRATEGIES
-
-
-def _train_attempts(
-    s: Scenario, model: LlmModel, quant: str, engine: str, count: int, strategy: str = "fsdp"
-) -> Iterator[Attempt]:
-    """Without activation checkpointing first (a quarter less compute), then with it; each
-    from the scenario's batch down to a micro-batch of 1 with gradient accumulation."""
-    w = s.workload
-    checkpointing = (w.grad_checkpointing,) if w.grad_checkpointing is not None else (False, True)
-    for gc in checkpointing:
-        for micro in _halvings(w.batch):
-            req = MemoryRequest(
-                model=model,
-                mode=w.mode,
-                quant=quant,
-                batch=micro,
-                seq_len=w.seq_len,
-                gpus=count,
-                strategy=strategy if count > 1 else "none",
-                engine=engine,
-                grad_checkpointing=gc,
-                precision="mixed-fp16" if quant == "fp16" else "mixed-bf16",
-            )
-            yield Attempt(req, quant, micro, math.ceil(w.batch / micro))
-
-
-def _serve_attempt(
-    s: Scenario, model: LlmModel, quant: str, engine: str, count: int, d: Defaults
-) -> Attempt:
-    """KV for `concurrency` requests of prompt + output tokens, and at least one request as
-    long as the context (an engine such as vLLM refuses a context it cannot hold once)."""
-    w = s.workload
-    gen = min(w.gen_tokens, w.context - 1)
-    if w.kind == "local":
-        prompt = max(1, min(w.prompt_tokens or d.chat_turn_prompt_tokens, w.context - gen))
-        per_request = w.context  # llama.cpp / Ollama allocate the whole context up front
-        batch = 1
-    else:
-        prompt = max(1, min(w.prompt_tokens or d.serve_prompt_tokens, w.context - gen))
-        batch = w.concurrency
-        per_request = max(prompt + gen, math.ceil(w.context / batch))
-    req = MemoryRequest(
-        model=model,
-        quant=quant,
-        batch=batch,
-        context=per_request,
-        prompt_tokens=prompt,
-        gpus=count,
-        engine=engine,
-    )
-    return Attempt(req, quant, prompt_tokens=prompt, kv_tokens=per_request)
-
-
-def _fits(
-    s: Scenario, gpu: Gpu, a: Attempt, mc: MemoryConstants
+def _estimate(
+    a: Attempt, key: tuple[object, ...], si: SizeInputs
 ) -> tuple[MemoryEstimate, Any] | None:
+    """The attempt's memory and resolved request, or None when the request contradicts itself.
+    Memoized: it depends on the request, not the card, and the search tries the same requests
+    on every card; the memo lives in one search's SizeInputs (never outlives its catalog)."""
+    if key not in si.memo:
+        try:
+            si.memo[key] = (estimate_memory(a.req, si.mc), resolve(a.req, si.mc))
+        except UserError:
+            si.memo[key] = None  # e.g. a TP degree that does not divide the heads
+    found: tuple[MemoryEstimate, Any] | None = si.memo[key]
+    return found
+
+
+def _fits(s: Scenario, gpu: Gpu, a: Keyed, si: SizeInputs) -> tuple[MemoryEstimate, Any] | None:
     """The attempt's memory and resolved request when it fits the card with the margin."""
-    try:
-        est = estimate_memory(a.req, mc)
-        margin = s.memory_margin
-        if s.workload.kind == "train" and not a.req.grad_checkpointing:
-            margin = max(margin, TIGHT_HEADROOM)
-        if est.device_total_bytes > usable_bytes(gpu, mc, a.req) * (1 - margin):
-            return None
-        return est, resolve(a.req, mc)
-    except UserError:
-        return None  # e.g. a TP degree that does not divide the heads
+    found = _estimate(*a, si)
+    if found is None:
+        return None
+    margin = s.memory_margin
+    req = a[0].req
+    if s.workload.kind == "train" and not req.grad_checkpointing:
+        margin = max(margin, TIGHT_HEADROOM)
+    fits = found[0].device_total_bytes <= usable_bytes(gpu, si.mc, req) * (1 - margin)
+    return found if fits else None
 
 
 def _first_fit(
-    s: Scenario, gpu: Gpu, attempts: Iterator[Attempt], mc: MemoryConstants
+    s: Scenario, gpu: Gpu, attempts: Iterable[Keyed], si: SizeInputs
 ) -> tuple[Attempt, MemoryEstimate, Any] | None:
     for a in attempts:
-        found = _fits(s, gpu, a, mc)
+        found = _fits(s, gpu, a, si)
         if found is not None:
-            return a, *found
+            return a[0], *found
     return None
+
+
+def _keyed_train_attempts(
+    s: Scenario, quant: str, count: int, strategy: str, si: SizeInputs
+) -> tuple[Keyed, ...]:
+    """A layout's training attempts with their keys, made once per search (the same for every
+    card with `count` devices). The scenario is the search's own, alive while the memo is."""
+    memo_key = ("train-attempts", id(s), quant, si.choice.engine, count, strategy)
+    if memo_key not in si.memo:
+        made = train_attempts(s, si.model, quant, si.choice.engine, count, strategy)
+        si.memo[memo_key] = tuple((a, request_key(a.req)) for a in made)
+    return si.memo[memo_key]  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -208,6 +152,8 @@ class SizeInputs:
     scale: ScaleOut = ScaleOut()
     reading_floor: float | None = None
     """The speed each configuration must reach when the scenario sets no target (plan.py)."""
+    memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
+    """Memory estimates by request (_estimate); one search shares it across cards."""
 
 
 def _sized(
@@ -223,8 +169,8 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     for quant in si.choice.quants:
         best: Sized | None = None
         for strategy in train_strategies(count):
-            attempts = _train_attempts(s, si.model, quant, si.choice.engine, count, strategy)
-            found = _first_fit(s, gpu, attempts, si.mc)
+            attempts = _keyed_train_attempts(s, quant, count, strategy, si)
+            found = _first_fit(s, gpu, attempts, si)
             if found is None:
                 continue
             sized = _sized(s, gpu, count, found, si)
@@ -246,8 +192,8 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     target = s.workload.target_tokens_per_s or si.reading_floor
     first: Sized | None = None
     for quant in si.choice.quants:
-        attempt = _serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
-        found = _first_fit(s, gpu, iter((attempt,)), si.mc)
+        attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
+        found = _first_fit(s, gpu, ((attempt, request_key(attempt.req)),), si)
         if found is None:
             continue
         sized = _sized(s, gpu, count, found, si)

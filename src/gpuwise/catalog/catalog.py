@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpuwise.catalog import files as F
 from gpuwise.catalog.lazy import LazyParts
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from gpuwise.catalog.schema_cloud import HiddenCosts, Offer, Provider
+
+
+T = TypeVar("T")
 
 
 def did_you_mean(names: list[str]) -> str:
@@ -71,9 +74,27 @@ class Catalog:
         values[name] = value
         return replace(self, parts=LazyParts(values))
 
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+        """A value computed from this catalog alone (an index, a resale curve), built once.
+
+        Why: the planner asks the same catalog the same question for every candidate. The memo
+        lives on this object, so a catalog with other data (overrides, `with_part`, a refreshed
+        file) is another object and never sees it; it is left out of the pickled cache."""
+        memo: dict[Hashable, Any] = self.__dict__.setdefault("_derived", {})
+        if key not in memo:
+            memo[key] = build()
+        return memo[key]  # type: ignore[no-any-return]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the memo of derived values (they are rebuilt on use)."""
+        state = dict(self.__dict__)
+        state.pop("_derived", None)
+        return state
+
     def gpu_by_id(self, gpu_id: str) -> Gpu:
         """The GPU with exactly this id (KeyError if none)."""
-        return next(g for g in self.gpus if g.id == gpu_id)
+        by_id = self.derived("gpus_by_id", lambda: {g.id: g for g in reversed(self.gpus)})
+        return by_id[gpu_id]
 
     def gpu(self, name: str) -> Gpu:
         """Resolve a user-typed GPU name; unknown names raise a UserError with suggestions."""

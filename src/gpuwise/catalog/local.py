@@ -12,15 +12,17 @@ import json
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from gpuwise.catalog.catalog import Catalog
-from gpuwise.catalog.hf_config import fields_from_config
 from gpuwise.catalog.params import count_params
-from gpuwise.catalog.safetensors_file import STORED_NAMES, WeightFiles, read_folder_weights
 from gpuwise.catalog.schema import LlmModel, Source
 from gpuwise.errors import UserError
+
+if TYPE_CHECKING:  # the readers are imported when a path is read, not by every model lookup
+    from gpuwise.catalog.safetensors_file import WeightFiles
 
 _LOCAL_SOURCE = "local-file"
 MAX_PARAMS = 100e12
@@ -95,6 +97,9 @@ def read_config_json(path: Path) -> LlmModel:
     bytes they state replace the formula's, and an all-float checkpoint's tensor count replaces
     the parameter formula (they are the same numbers, read rather than derived).
     """
+    from gpuwise.catalog.hf_config import fields_from_config
+    from gpuwise.catalog.safetensors_file import read_folder_weights
+
     try:
         cfg = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -139,6 +144,8 @@ def _with_counts(draft: LlmModel, files: WeightFiles | None, path: Path | None =
         exact = files.float_params
         if exact:
             active, total = exact - (total - active), exact
+        from gpuwise.catalog.safetensors_file import STORED_NAMES
+
         stored = STORED_NAMES.get(files.main_dtype or "")
         if stored and draft.weight_dtype is None:
             update["weight_dtype"] = stored

@@ -117,51 +117,74 @@ class FeatureSupport(Sourced):
     note_zh: str = ""
 
 
-from gpuwise.catalog.schema_advise import ADVISE_KINDS  # noqa: E402
-from gpuwise.catalog.schema_audit import AUDIT_KINDS  # noqa: E402
-from gpuwise.catalog.schema_bench import BENCH_KINDS  # noqa: E402
-from gpuwise.catalog.schema_compat import COMPAT_KINDS  # noqa: E402
-from gpuwise.catalog.schema_cost import COST_KINDS  # noqa: E402
-from gpuwise.catalog.schema_export import EXPORT_KINDS  # noqa: E402
-from gpuwise.catalog.schema_memory import (  # noqa: E402
-    ActivationModel,
-    Engine,
-    KvDtype,
-    Optimizer,
-    Precision,
-    WeightFormat,
-)
-from gpuwise.catalog.schema_precision import PRECISION_KINDS  # noqa: E402
-from gpuwise.catalog.schema_setup import SETUP_KINDS  # noqa: E402
-from gpuwise.catalog.schema_speed import SPEED_KINDS  # noqa: E402
-from gpuwise.catalog.schema_supervise import SUPERVISE_KINDS  # noqa: E402
-from gpuwise.catalog.schema_systems import SYSTEM_KINDS  # noqa: E402
+def _extra_kinds() -> dict[str, type[BaseModel]]:
+    """Every extra kind by its name in the data files.
 
-EXTRA_KINDS: dict[str, type[BaseModel]] = {
-    "weight_format": WeightFormat,
-    "kv_dtype": KvDtype,
-    "optimizer": Optimizer,
-    "precision": Precision,
-    "engine": Engine,
-    "activation_model": ActivationModel,
-    "tariff": Tariff,
-    "pue": Pue,
-    "host_part": HostPart,
-    "psu_sizing": PsuSizing,
-    "resale": ResalePoint,
-    "gpu_idle_power": IdlePower,
-    "rate": FxRate,
-    "maintenance": Maintenance,
-    "feature": FeatureSupport,
-}
-EXTRA_KINDS.update(SPEED_KINDS)
-EXTRA_KINDS.update(ADVISE_KINDS)
-EXTRA_KINDS.update(COMPAT_KINDS)
-EXTRA_KINDS.update(COST_KINDS)
-EXTRA_KINDS.update(PRECISION_KINDS)
-EXTRA_KINDS.update(SUPERVISE_KINDS)
-EXTRA_KINDS.update(AUDIT_KINDS)
-EXTRA_KINDS.update(SETUP_KINDS)
-EXTRA_KINDS.update(BENCH_KINDS)
-EXTRA_KINDS.update(EXPORT_KINDS)
-EXTRA_KINDS.update(SYSTEM_KINDS)
+    Built on first use rather than on import: the registry imports every schema module (setup
+    pins, audit rules, exporter layouts…), each of which builds pydantic classes, while a command
+    reading a cached catalog only needs the classes of the parts it unpickles (catalog/lazy.py).
+    """
+    from gpuwise.catalog.schema_advise import ADVISE_KINDS
+    from gpuwise.catalog.schema_audit import AUDIT_KINDS
+    from gpuwise.catalog.schema_bench import BENCH_KINDS
+    from gpuwise.catalog.schema_compat import COMPAT_KINDS
+    from gpuwise.catalog.schema_cost import COST_KINDS
+    from gpuwise.catalog.schema_export import EXPORT_KINDS
+    from gpuwise.catalog.schema_memory import (
+        ActivationModel,
+        Engine,
+        KvDtype,
+        Optimizer,
+        Precision,
+        WeightFormat,
+    )
+    from gpuwise.catalog.schema_precision import PRECISION_KINDS
+    from gpuwise.catalog.schema_setup import SETUP_KINDS
+    from gpuwise.catalog.schema_speed import SPEED_KINDS
+    from gpuwise.catalog.schema_supervise import SUPERVISE_KINDS
+    from gpuwise.catalog.schema_systems import SYSTEM_KINDS
+
+    kinds: dict[str, type[BaseModel]] = {
+        "weight_format": WeightFormat,
+        "kv_dtype": KvDtype,
+        "optimizer": Optimizer,
+        "precision": Precision,
+        "engine": Engine,
+        "activation_model": ActivationModel,
+        "tariff": Tariff,
+        "pue": Pue,
+        "host_part": HostPart,
+        "psu_sizing": PsuSizing,
+        "resale": ResalePoint,
+        "gpu_idle_power": IdlePower,
+        "rate": FxRate,
+        "maintenance": Maintenance,
+        "feature": FeatureSupport,
+    }
+    for more in (
+        SPEED_KINDS,
+        ADVISE_KINDS,
+        COMPAT_KINDS,
+        COST_KINDS,
+        PRECISION_KINDS,
+        SUPERVISE_KINDS,
+        AUDIT_KINDS,
+        SETUP_KINDS,
+        BENCH_KINDS,
+        EXPORT_KINDS,
+        SYSTEM_KINDS,
+    ):
+        kinds.update(more)
+    return kinds
+
+
+_REGISTRY: dict[str, type[BaseModel]] = {}
+
+
+def __getattr__(name: str) -> dict[str, type[BaseModel]]:
+    """`EXTRA_KINDS`, built on first access (see _extra_kinds)."""
+    if name != "EXTRA_KINDS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _REGISTRY:
+        _REGISTRY.update(_extra_kinds())
+    return _REGISTRY

@@ -6,6 +6,7 @@ arguments), so help texts can be built in the user's language.
 
 from __future__ import annotations
 
+import gc
 import sys
 import traceback
 from collections.abc import Sequence
@@ -151,5 +152,13 @@ def _usage_line(exc: click.UsageError, rest: list[str]) -> str:
 
 
 def run() -> None:
-    """Console-script wrapper."""
-    sys.exit(main())
+    """Console-script wrapper.
+
+    Before exiting, every object is moved out of the collector's reach (`gc.freeze`): the
+    interpreter's shutdown runs one last full collection, which over the modules, schema
+    classes and unpickled catalog a command leaves behind cost about 0.05 s of every run
+    (issue 26). Shutdown itself is unchanged: atexit handlers run and streams are flushed.
+    """
+    code = main()
+    gc.freeze()
+    sys.exit(code)

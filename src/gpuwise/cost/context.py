@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from gpuwise.catalog.catalog import Catalog
 from gpuwise.cost.fx import Fx, build_fx
@@ -48,7 +48,7 @@ def with_retrieved(cat: Catalog, refs: Sequence[PriceRef]) -> tuple[PriceRef, ..
     for r in refs:
         src = cat.sources.get(r.source)
         if r.retrieved is None and src is not None:
-            r = replace(r, retrieved=src.retrieved)
+            r = r.retrieved_on(src.retrieved)
         out.append(r)
     return tuple(out)
 

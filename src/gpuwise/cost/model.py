@@ -62,6 +62,21 @@ class PriceRef:
     origin: str = "catalog"
     """catalog | feed (a refreshed price feed) | user (the user's own value or quote)."""
 
+    def retrieved_on(self, retrieved: dt.date | None) -> PriceRef:
+        """This reference with its source's retrieved date: `replace` without its per-call
+        field inspection (a plan dates over a thousand references; tests pin the equality)."""
+        return PriceRef(
+            self.label,
+            self.amount,
+            self.currency,
+            self.per,
+            self.date,
+            self.source,
+            self.stale,
+            retrieved,
+            self.origin,
+        )
+
     @property
     def undated(self) -> bool:
         """The source states no date for this price ("date unknown")."""

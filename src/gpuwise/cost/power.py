@@ -42,10 +42,12 @@ DEFAULT_SITE = "office"
 
 def assumption(cat: Catalog, key: str) -> CostAssumption:
     """A cost-model constant by id (a catalog without it is a broken install)."""
-    for a in cat.extra("cost_assumption"):
-        if a.id == key:
-            return a  # type: ignore[no-any-return]
-    raise UserError("cost.missing_constant", name=key)
+    by_id: dict[str, CostAssumption] = cat.derived(
+        "cost_assumptions", lambda: {a.id: a for a in reversed(cat.extra("cost_assumption"))}
+    )
+    if key not in by_id:
+        raise UserError("cost.missing_constant", name=key)
+    return by_id[key]
 
 
 def number_or_preset(value: str) -> float | None:
@@ -168,6 +170,11 @@ def default_tariff(
 ) -> str:
     """The tariff preset a payer pays in a region: the one marked default for that region and
     payer, else the household preset of the currency."""
+    key = ("default_tariff", currency, payer, region)
+    return cat.derived(key, lambda: _default_tariff(cat, currency, payer, region))
+
+
+def _default_tariff(cat: Catalog, currency: str, payer: Payer | None, region: str | None) -> str:
     presets: Sequence[Tariff] = cat.extra("tariff")
     who = payer or "household"
     for place in _region_chain(cat, region, currency):

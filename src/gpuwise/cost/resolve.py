@@ -93,6 +93,12 @@ def _resale_points(cat: Catalog, gpu: Gpu) -> tuple[tuple[tuple[float, float], .
     Points above 1.0 (a used card dearer than new: launch scarcity, the 2021 shortage) are
     market premiums, not depreciation, and are left out.
     """
+    return cat.derived(("resale_points", gpu.id), lambda: _find_resale_points(cat, gpu))
+
+
+def _find_resale_points(
+    cat: Catalog, gpu: Gpu
+) -> tuple[tuple[tuple[float, float], ...], list[str]]:
     points: Sequence[ResalePoint] = [r for r in cat.extra("resale") if r.fraction_of_launch <= 1]
     by_id = {g.id: g for g in cat.gpus}
 

@@ -51,12 +51,17 @@ def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
     return min(limits)
 
 
+def _parts_by_id(cat: Catalog) -> dict[str, HostPart]:
+    """Host parts by id (the last of a repeated id wins, as a dict built from the list does)."""
+    return cat.derived("host_parts", lambda: {p.id: p for p in cat.extra("host_part")})
+
+
 def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
     datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
     (`max_gpu_memory_gb`), or the named one (taken as asked; its PSU is still sized by watts)."""
     platforms: Sequence[HostPlatform] = cat.extra("host_platform")
-    parts = {p.id: p for p in cat.extra("host_part")}
+    parts = _parts_by_id(cat)
     if name:
         chosen = next((p for p in platforms if p.id == name.lower()), None)
         if chosen is None:
@@ -141,7 +146,7 @@ def _host(
     """Price the platform's parts; a kind it needs without a priced part stays unpriced."""
     if opts.owned:
         return Host(None, (), [], None)
-    parts = {p.id: p for p in cat.extra("host_part")}
+    parts = _parts_by_id(cat)
     chosen: list[tuple[str, float]] = []
     covered: set[str] = set()
     for pid in platform.parts:

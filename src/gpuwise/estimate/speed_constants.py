@@ -8,7 +8,7 @@ comes with the sources behind it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -156,6 +156,24 @@ class SpeedConstants:
     launches: tuple[StepLaunch, ...] = ()
     schedulers: tuple[EngineScheduler, ...] = ()
     bands: tuple[ErrorBand, ...] = ()
+    _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Answers to lookups already made (the planner asks the same ones for every candidate);
+    not an init field, so `replace` (fitted constants, power references) starts a new one."""
+
+    def _remember(self, key: Hashable, build: Callable[[], T]) -> T:
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def per_card(self, name: Hashable, gpu: Gpu, build: Callable[[], T]) -> T:
+        """A figure about one card derived from these constants alone, remembered by the card
+        object's identity (the memo keeps the card alive, so its id cannot be reused)."""
+        key = (name, id(gpu))
+        hit = self._memo.get(key)
+        if hit is None or hit[0] is not gpu:
+            hit = (gpu, build())
+            self._memo[key] = hit
+        return hit[1]
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
@@ -191,6 +209,9 @@ class SpeedConstants:
 
     def power_derate(self, gpu: Gpu) -> float:
         """The share of its datasheet tensor peak the card sustains (power.py; 1 when unknown)."""
+        return self.per_card("derate", gpu, lambda: self._power_derate(gpu))
+
+    def _power_derate(self, gpu: Gpu) -> float:
         half, _ = self.half_accumulate_factor(gpu)
         return power_derate(gpu, kernel_arch(gpu), half, self.power_refs, self.power)
 
@@ -459,6 +480,10 @@ class SpeedConstants:
     def band(self, kind: str, engine: str, gpu_class: str) -> ErrorBand | None:
         """The error band of a kind of figure: this engine on this card class, else the engine
         on any card, else any engine on the class, else every case of the kind."""
+        key = ("band", kind, engine, gpu_class)
+        return self._remember(key, lambda: self._band(kind, engine, gpu_class))
+
+    def _band(self, kind: str, engine: str, gpu_class: str) -> ErrorBand | None:
         engine = engine_family(engine)
         for e_name, c_name in ((engine, gpu_class), (engine, "any"), ("any", gpu_class)):
             hit = _first(
@@ -488,6 +513,14 @@ class SpeedConstants:
         "fp8") for a dense or MoE model: the most specific entry first (precision, model kind,
         mode, architecture), dropping the architecture, the mode, the model kind, then the
         precision; else the anchor."""
+        key = ("train", mode, architecture, precision, model_kind)
+        return self._remember(
+            key, lambda: self._train_utilisation(mode, architecture, precision, model_kind)
+        )
+
+    def _train_utilisation(
+        self, mode: str, architecture: str, precision: str, model_kind: str
+    ) -> TrainEfficiency:
         arch = architecture.lower()
         keys = [
             (precision, model_kind, mode, arch),
@@ -538,6 +571,9 @@ class SpeedConstants:
         architecture entries were measured on full-power parts; a share measured on this card
         includes its own derate, which is taken out so it is not counted twice.
         """
+        return self.per_card("matmul", gpu, lambda: self._matmul_entry(gpu))
+
+    def _matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:
         own = self.measured_for(gpu.id, "matmul")
         if own is not None:
             sustained = min(1.0, own.fraction / self.power_derate(gpu))

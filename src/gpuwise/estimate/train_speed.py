@@ -70,9 +70,18 @@ def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float
 
     MFU = measured achievable-matmul share of the architecture × the share of that a training
     mode reaches at this precision, so no architecture is credited with more than its matmul
-    ceiling; of the peak the card sustains (its power derate, estimate/power.py).
+    ceiling; of the peak the card sustains (its power derate, estimate/power.py). Remembered
+    per card, mode, precision and model kind: the planner asks for every configuration.
     """
     kind = "moe" if r.req.model.moe else "dense"
+    key = ("train_flops", r.req.mode, precision_class(r), kind)
+    flops, mfu, sources = sc.per_card(key, gpu, lambda: _train_flops(r, sc, gpu, kind))
+    return flops, mfu, list(sources)
+
+
+def _train_flops(
+    r: Resolved, sc: SpeedConstants, gpu: Gpu, kind: str
+) -> tuple[float, float, list[str]]:
     util = sc.train_utilisation(r.req.mode, gpu.architecture, precision_class(r), kind)
     ceiling = sc.matmul_entry(gpu)
     mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation

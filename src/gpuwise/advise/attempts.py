@@ -1,0 +1,117 @@
+"""The configurations sizing tries: a training run's micro-batches and layouts, a service's
+requests (advise/sizing.py tries them, least compressed and fastest first).
+
+Pure: requests are built, never estimated, here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog.schema import LlmModel
+from gpuwise.estimate.request import MemoryRequest
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Request sizes the scenario left out, from the catalog's planner assumptions."""
+
+    serve_prompt_tokens: int
+    chat_turn_prompt_tokens: int
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One configuration to try: the request and what the plan reports about it."""
+
+    req: MemoryRequest
+    quant: str
+    micro_batch: int | None = None
+    grad_accumulation: int | None = None
+    prompt_tokens: int | None = None
+    kv_tokens: int | None = None
+
+
+def _halvings(n: int) -> Iterator[int]:
+    """n, n/2, … 1 (micro-batches to try, largest first)."""
+    while n >= 1:
+        yield n
+        n //= 2
+
+
+TRAIN_STRATEGIES = ("ddp", "zero2", "fsdp")
+"""Data-parallel layouts tried on more than one device, least sharded first: DDP keeps a full
+replica (only gradients cross the link: for LoRA a few MB), ZeRO-2 shards optimizer states and
+gradients, FSDP/ZeRO-3 also the weights (gathered every step: twice the weights cross the
+link). The plan keeps the fastest one that fits, so a second card is never made slower by a
+layout it did not need (DeepSpeed ZeRO paper, arXiv:1910.02054, §5 communication volumes)."""
+
+
+def train_strategies(count: int) -> tuple[str, ...]:
+    """The layouts to try on `count` devices."""
+    return ("none",) if count == 1 else TRAIN_STRATEGIES
+
+
+def train_attempts(
+    s: Scenario, model: LlmModel, quant: str, engine: str, count: int, strategy: str = "fsdp"
+) -> Iterator[Attempt]:
+    """Without activation checkpointing first (a quarter less compute), then with it; each
+    from the scenario's batch down to a micro-batch of 1 with gradient accumulation."""
+    w = s.workload
+    checkpointing = (w.grad_checkpointing,) if w.grad_checkpointing is not None else (False, True)
+    for gc in checkpointing:
+        for micro in _halvings(w.batch):
+            req = MemoryRequest(
+                model=model,
+                mode=w.mode,
+                quant=quant,
+                batch=micro,
+                seq_len=w.seq_len,
+                gpus=count,
+                strategy=strategy if count > 1 else "none",
+                engine=engine,
+                grad_checkpointing=gc,
+                precision="mixed-fp16" if quant == "fp16" else "mixed-bf16",
+            )
+            yield Attempt(req, quant, micro, math.ceil(w.batch / micro))
+
+
+def serve_attempt(
+    s: Scenario, model: LlmModel, quant: str, engine: str, count: int, d: Defaults
+) -> Attempt:
+    """KV for `concurrency` requests of prompt + output tokens, and at least one request as
+    long as the context (an engine such as vLLM refuses a context it cannot hold once)."""
+    w = s.workload
+    gen = min(w.gen_tokens, w.context - 1)
+    if w.kind == "local":
+        prompt = max(1, min(w.prompt_tokens or d.chat_turn_prompt_tokens, w.context - gen))
+        per_request = w.context  # llama.cpp / Ollama allocate the whole context up front
+        batch = 1
+    else:
+        prompt = max(1, min(w.prompt_tokens or d.serve_prompt_tokens, w.context - gen))
+        batch = w.concurrency
+        per_request = max(prompt + gen, math.ceil(w.context / batch))
+    req = MemoryRequest(
+        model=model,
+        quant=quant,
+        batch=batch,
+        context=per_request,
+        prompt_tokens=prompt,
+        gpus=count,
+        engine=engine,
+    )
+    return Attempt(req, quant, prompt_tokens=prompt, kv_tokens=per_request)
+
+
+_REQUEST_FIELDS = tuple(f.name for f in fields(MemoryRequest) if f.name not in ("model", "extra"))
+
+
+def request_key(req: MemoryRequest) -> tuple[object, ...]:
+    """Every input of a request, hashable; the model by identity (one per search, kept alive by
+    the SizeInputs that holds the memo)."""
+    values = vars(req)
+    plain = [values[name] for name in _REQUEST_FIELDS]
+    return (id(req.model), tuple(sorted(req.extra.items())), *plain)
