@@ -192,9 +192,9 @@ def register(app: typer.Typer) -> None:
         markdown_file: Path = o["markdown_file"],
         force: bool = o["force"],
     ) -> None:
+        flags = PlanFlags(**locals())
         from gpuwise.cli.startup import gc_paused
 
-        flags = PlanFlags(**locals())
         with gc_paused():  # a one-shot command: see gc_paused
             _run(flags)
 
