@@ -18,8 +18,10 @@ from typing import Any
 
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
+from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
+    Fired,
     Option,
     best_use_of_each_system,
     check_constraints,
@@ -30,6 +32,7 @@ from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.site import unfit_for_public_service
 from gpuwise.advise.sizing import Defaults, ScaleOut, Sized, SizeInputs, size
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
@@ -39,6 +42,7 @@ from gpuwise.cost.model import DAYS_PER_MONTH
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.speed_constants import SpeedConstants
 
 
@@ -110,25 +114,27 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
     model, tag_quant = workload_model(cat, s)
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
-    choices: dict[str, EngineChoice] = {}
-    sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
+    choices: dict[tuple[str, bool], EngineChoice] = {}
+    sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     out = Search()
     for c in cs.items:
         gpu = c.gpu
-        if gpu.id not in choices:
-            choices[gpu.id] = choose_engine(
-                s, gpu, mc, rows, feats, tag_quant, model.weight_format_hint
+        key_choice = (gpu.id, c.already_owned)
+        if key_choice not in choices:
+            native, owned = model.weight_format_hint, c.already_owned
+            choices[key_choice] = choose_engine(
+                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
             )
-        choice = choices[gpu.id]
+        choice = choices[key_choice]
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         scale = scale_out(c, network_default)
-        key = (gpu.id, c.count, scale)
+        key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
             si = SizeInputs(model, mc, sc, choice, defaults, scale, reading_floor(cat, s))
             sized_cache[key] = size(s, gpu, c.count, si)
@@ -187,15 +193,18 @@ def caveated(o: Option) -> bool:
 def _rank_key(s: Scenario) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support). A public API
-    (an SLA to keep) prefers a data-centre rental to a marketplace host."""
+    capacity — before one that needs framework or kernel work (partial support). Cards the user
+    already owns are not moved down for partial support: it is a stated risk, and money spent
+    to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
+    all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
+    an office consumer card (advise.site)."""
 
     def key(o: Option) -> tuple[bool, bool, bool, bool, float, float, str]:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
-            s.ops_capacity != "strong" and caveated(o),
-            s.public_api and on_marketplace(o),
+            s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
+            s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
             o.cost.total,
             o.time_hours or 0.0,
             o.candidate.label,
@@ -291,9 +300,9 @@ def _deciders(own: Option, rent: Option, months: float, margin: float) -> dict[s
 def reading_floor(cat: Catalog, s: Scenario) -> float | None:
     """Tokens/s all of a service's requests need together when the scenario sets no target:
     each concurrent request at least as fast as people read (catalog plan_assumption
-    `min_tokens_per_s_per_request`)."""
+    `min_tokens_per_s_per_request`). An embedder or reranker writes nothing to read: none."""
     w = s.workload
-    if w.kind == "train" or w.target_tokens_per_s:
+    if w.kind == "train" or w.target_tokens_per_s or pools(workload_model(cat, s)[0]):
         return None
     requests = w.concurrency if w.kind == "serve" else 1
     return requests * plan_value(cat, "min_tokens_per_s_per_request")
@@ -362,6 +371,8 @@ def make_plan(
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
     if any(o.candidate.kind == "own" for o in (*ranked, *infeasible, *unchecked)):
         plan.assumptions.append(_power_assumption(cat, s, ctx))
+    plan.assumptions += _pooling_note(cat, s, ranked or infeasible)
+    plan.assumptions += domestic_rental_note(cat, plan)
     if cs.dropped.get("more-devices-slower"):
         examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]
@@ -373,6 +384,20 @@ def make_plan(
     if not ranked and fixes:
         plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd))
     return plan
+
+
+def _pooling_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
+    """How an embedder or reranker was sized and timed (estimate.pooling), said once."""
+    model = workload_model(cat, s)[0]
+    if not pools(model) or s.workload.kind == "train":
+        return []
+    w = s.workload
+    prompt = options[0].sized.prompt_tokens if options else None
+    prompt = prompt or min(w.prompt_tokens or plan_defaults(cat).serve_prompt_tokens, w.context)
+    concurrency = w.concurrency if w.kind == "serve" else 1
+    task = {"embed": ("embedding", "向量嵌入"), "rerank": ("reranking", "重排序")}[model.task]
+    params = {"model": model.name, "task_en": task[0], "task_zh": task[1]}
+    return [("plan.note_pooling", {**params, "concurrency": concurrency, "prompt": prompt})]
 
 
 def _power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:

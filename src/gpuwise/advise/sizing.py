@@ -26,6 +26,7 @@ from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import usable_bytes
 from gpuwise.estimate.memory import MemoryEstimate, estimate_memory
+from gpuwise.estimate.pooling import pooling_speed, pools
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
 from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed, training_speed
@@ -74,6 +75,8 @@ class Sized:
     compressed_for_target: str | None = None
     """The format that fitted first but missed the speed target, when a more compressed one
     was chosen to meet it (a quality caveat the report states)."""
+    pooling: bool = False
+    """An embedder or reranker: `tokens_per_s` counts input tokens (no output is generated)."""
 
     def as_dict(self) -> dict[str, Any]:
         """For --json."""
@@ -94,6 +97,7 @@ class Sized:
             "kv_tokens_per_request": self.kv_tokens_per_request,
             "compressed_for_target_from": self.compressed_for_target,
             "replicas": self.replicas if self.replicas > 1 else None,
+            "throughput_of": "input_tokens" if self.pooling else None,
         }
         out.update({k: v for k, v in extra.items() if v is not None})
         return out
@@ -159,9 +163,10 @@ def _serve_attempt(
     s: Scenario, model: LlmModel, quant: str, engine: str, count: int, d: Defaults
 ) -> Attempt:
     """KV for `concurrency` requests of prompt + output tokens, and at least one request as
-    long as the context (an engine such as vLLM refuses a context it cannot hold once)."""
+    long as the context (an engine such as vLLM refuses a context it cannot hold once). An
+    embedder or reranker generates nothing: its requests are their inputs (estimate.pooling)."""
     w = s.workload
-    gen = min(w.gen_tokens, w.context - 1)
+    gen = 0 if pools(model) else min(w.gen_tokens, w.context - 1)
     if w.kind == "local":
         prompt = max(1, min(w.prompt_tokens or d.chat_turn_prompt_tokens, w.context - gen))
         per_request = w.context  # llama.cpp / Ollama allocate the whole context up front
@@ -340,6 +345,7 @@ def _speed(
         "kv_tokens_per_request": a.kv_tokens,
         "support": support,
         "compute": compute,
+        "pooling": pools(si.model),
     }
     engine = a.req.engine or ""
     try:
@@ -354,6 +360,9 @@ def _speed(
             sp = training_speed(r, si.sc, inputs)
             tps = sp.train_tokens_per_s or 0.0
             hours = sp.train_time_h
+        elif common["pooling"]:  # one pass per input: input tokens/s, no decode
+            sp = pooling_speed(r, si.sc, SpeedInputs(gpu=gpu, concurrency=w.concurrency))
+            tps, hours = sp.prefill_tokens_per_s or 0.0, None
         else:
             concurrency = w.concurrency if w.kind == "serve" else None
             sp = inference_speed(
