@@ -18,10 +18,8 @@ from typing import Any
 
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
-from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
-    Fired,
     Option,
     best_use_of_each_system,
     check_constraints,
@@ -29,6 +27,7 @@ from gpuwise.advise.evaluate import (
     price,
 )
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
+from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -369,14 +368,7 @@ def make_plan(
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
-    if any(o.candidate.kind == "own" for o in (*ranked, *infeasible, *unchecked)):
-        plan.assumptions.append(_power_assumption(cat, s, ctx))
-    plan.assumptions += _pooling_note(cat, s, ranked or infeasible)
-    plan.assumptions += domestic_rental_note(cat, plan)
-    if cs.dropped.get("more-devices-slower"):
-        examples = ", ".join(cs.examples.get("more-devices-slower", []))
-        n = cs.dropped["more-devices-slower"]
-        plan.assumptions.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
+    plan.assumptions += plan_notes(cat, plan, ctx, cs)
     from gpuwise.advise.fired import fire_rules
     from gpuwise.advise.fixes import Replan, suggest_fixes
 
@@ -384,39 +376,6 @@ def make_plan(
     if not ranked and fixes:
         plan.suggestions = suggest_fixes(cat, s, plan, Replan(cat, today, cny_per_usd))
     return plan
-
-
-def _pooling_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
-    """How an embedder or reranker was sized and timed (estimate.pooling), said once."""
-    model = workload_model(cat, s)[0]
-    if not pools(model) or s.workload.kind == "train":
-        return []
-    w = s.workload
-    prompt = options[0].sized.prompt_tokens if options else None
-    prompt = prompt or min(w.prompt_tokens or plan_defaults(cat).serve_prompt_tokens, w.context)
-    concurrency = w.concurrency if w.kind == "serve" else 1
-    task = {"embed": ("embedding", "向量嵌入"), "rerank": ("reranking", "重排序")}[model.task]
-    params = {"model": model.name, "task_en": task[0], "task_zh": task[1]}
-    return [("plan.note_pooling", {**params, "concurrency": concurrency, "prompt": prompt})]
-
-
-def _power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:
-    """What owned machines are charged for power: the tariff of whoever pays, where they sit
-    (PUE), and the share of TDP a busy card draws; the plan says it, so it can be changed."""
-    from gpuwise.cost.power import busy_fraction, default_tariff, site_pue
-    from gpuwise.i18n import t
-
-    region = None if s.region.strip().lower() in ("any", "") else s.region
-    key = s.tariff or default_tariff(cat, ctx.currency, s.payer(), region)
-    preset = next((x for x in cat.extra("tariff") if x.id == key.lower()), None)
-    pue, site = site_pue(cat, s.owned_site(), None)
-    params: dict[str, Any] = {"pue": pue, "pct": busy_fraction(cat, s.workload.kind)}
-    for lang in ("en", "zh"):
-        name = getattr(preset, f"name_{lang}") if preset else f"{key}/kWh"
-        params[f"tariff_{lang}"] = name
-        params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
-        params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
-    return ("plan.assume_power", params)
 
 
 def hours_per_day_of(o: Option) -> float:
