@@ -140,3 +140,16 @@ def test_public_api_on_owned_geforce_states_licence_and_uptime_risks() -> None:
     private = _plan({**data, "public_api": False})
     assert private.options[0].candidate.already_owned
     assert all(k != "risk.geforce_licence" for o in private.options for k, _ in o.risks)
+
+
+def test_estimate_of_embedder_reports_input_rate_not_decode() -> None:
+    from gpuwise.estimate.report import estimate_report
+    from gpuwise.estimate.request import MemoryRequest
+    from gpuwise.estimate.speed_constants import SpeedConstants
+
+    cat = load_catalog()
+    req = MemoryRequest(model=cat.model("bge-m3"), quant="bf16", batch=32, context=512)
+    mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
+    speed = estimate_report(req, mc, cat.gpu("l4"), sc, {"concurrency": 32})["speed"]
+    assert speed["prefill_tokens_per_s"] > 0
+    assert "decode_tokens_per_s" not in speed and "serving_tokens_per_s" not in speed
