@@ -153,3 +153,20 @@ def test_estimate_of_embedder_reports_input_rate_not_decode() -> None:
     speed = estimate_report(req, mc, cat.gpu("l4"), sc, {"concurrency": 32})["speed"]
     assert speed["prefill_tokens_per_s"] > 0
     assert "decode_tokens_per_s" not in speed and "serving_tokens_per_s" not in speed
+
+
+def test_pascal_purchase_states_the_legacy_driver_branch() -> None:
+    data = {
+        "workload": {"kind": "local", "model": "qwen2.5:14b", "context": 8192},
+        "months": 12,
+        "hours_per_day": 6,
+        "region": "cn",
+        "owns": [{"gpu": "tesla-p40", "count": 1}],
+        "owns_host": True,
+    }
+    plan = _plan(data)
+    pascal = [o for o in plan.options if o.candidate.gpu.architecture == "Pascal"]
+    assert pascal
+    assert all("risk.legacy_driver" in {k for k, _ in o.risks} for o in pascal)
+    ada = [o for o in plan.options if o.candidate.gpu.architecture == "Ada Lovelace"]
+    assert all("risk.legacy_driver" not in {k for k, _ in o.risks} for o in ada)

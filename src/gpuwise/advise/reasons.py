@@ -8,7 +8,7 @@ from typing import Any
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.site import site_risks
+from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.systems import sold_as_system
 from gpuwise.estimate.memory import gpu_capacity_bytes
@@ -213,6 +213,7 @@ def option_risks(
         o.risks.append(("risk.ecosystem", {"vendor_id": g.vendor}))
     _server_site_risk(cat, s, o)
     site_risks(s, o)
+    legacy_driver_risk(cat, o)
 
 
 def _server_site_risk(cat: Catalog, s: Scenario, o: Option) -> None:

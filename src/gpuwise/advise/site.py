@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog import Catalog
 
 if TYPE_CHECKING:
     from gpuwise.advise.evaluate import Option
@@ -51,6 +52,19 @@ def site_risks(s: Scenario, o: Option) -> None:
         o.risks.append(("risk.geforce_licence", {"gpu": o.candidate.gpu.name}))
     if s.public_api and s.owned_site() in HOME_SITES:
         o.risks.append(("risk.no_uptime_site", {}))
+
+
+def legacy_driver_risk(cat: Catalog, o: Option) -> None:
+    """An owned or bought NVIDIA card whose architecture NVIDIA has moved to a legacy driver
+    branch (catalog gpu_arch_support: R580 is the last for Maxwell, Pascal and Volta): it
+    runs today, but gets no new driver or CUDA toolkit, which a purchase should weigh."""
+    g = o.candidate.gpu
+    if o.candidate.kind != "own" or g.vendor != "nvidia" or not g.architecture:
+        return
+    arch = g.architecture.lower()
+    row = next((r for r in cat.extra("gpu_arch_support") if r.arch == arch), None)
+    if row is not None and row.last_driver_branch:
+        o.risks.append(("risk.legacy_driver", {"gpu": g.name, "branch": row.last_driver_branch}))
 
 
 def site_rules(plan: Plan) -> list[tuple[str, dict[str, Any]]]:
