@@ -147,6 +147,45 @@ def check_plan(cat: Catalog, plan: Plan) -> None:
     if plan.options and plan.answers.buy_or_rent == "either":
         assert not incomplete_capex(plan.options[0])
     check_more_devices_faster(plan)
+    check_owned_not_below_for_support(plan)
+    check_pooling(cat, plan)
+
+
+def check_owned_not_below_for_support(plan: Plan) -> None:
+    """A card the user owns is never ranked below an option that costs more only because its
+    own support is partial: what ranks above it must be better known (priced, timed) or, for a
+    public API, free of the licence / marketplace concern; partial support is a stated risk."""
+    from gpuwise.advise.marketplace import on_marketplace
+    from gpuwise.advise.site import unfit_for_public_service
+
+    s = plan.scenario
+
+    def tier(o: Option) -> tuple[bool, ...]:
+        public = s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o))
+        return (incomplete_capex(o), not o.sized.speed_known, public)
+
+    for i, owned in enumerate(plan.options):
+        if not owned.candidate.already_owned:
+            continue
+        for above in plan.options[:i]:
+            if above.cost.total > owned.cost.total + 1e-6:
+                assert tier(above) < tier(owned), (above.candidate.label, owned.candidate.label)
+
+
+def check_pooling(cat: Catalog, plan: Plan) -> None:
+    """An embedder or reranker generates nothing: no option is held to the reading-speed
+    floor, none is sized in a 4-bit format, and its speed is input (prefill) tokens/s."""
+    from gpuwise.advise.plan import workload_model
+    from gpuwise.estimate.pooling import pools
+
+    s = plan.scenario
+    if s.workload.kind == "train" or not pools(workload_model(cat, plan.scenario)[0]):
+        return
+    for o in (*plan.options, *plan.unchecked, *plan.infeasible, *plan.set_aside):
+        assert all(k != "plan.block_reading_speed" for k, _ in o.blockers), o.candidate.label
+        assert o.sized.pooling and o.sized.speed.decode_tokens_per_s is None, o.candidate.label
+        bits = MemoryConstants.from_catalog(cat).weight_format(o.sized.quant).bits_per_weight
+        assert bits >= 8, (o.candidate.label, o.sized.quant)
 
 
 def _seller_format(o: Option) -> tuple[object, ...]:

@@ -236,6 +236,40 @@ SYSTEM_EXPECT: dict[str, Any] = {
 EXPECT.update(SYSTEM_EXPECT)
 
 
+def _suggested_models(plan: Plan) -> set[str]:
+    return {
+        p["patch"]["workload"]["model"]
+        for _, p in plan.suggestions
+        if "model" in p.get("patch", {}).get("workload", {})
+    }
+
+
+def _owned_risks(plan: Plan, want: list[str]) -> None:
+    owned = [o for o in _all_options(plan) if o.candidate.already_owned]
+    assert owned, "no owned option"
+    for o in owned:
+        assert set(want) <= {k for k, _ in o.risks}, (o.candidate.label, o.risks)
+
+
+PLAN2_EXPECT: dict[str, Any] = {
+    "blocker_never": lambda p, w: _check(
+        all(k != w for o in _all_options(p) for k, _ in o.blockers), w
+    ),
+    "suggested_models_in": lambda p, w: _check(_suggested_models(p) & set(w), _suggested_models(p)),
+    "assumption_ids": lambda p, w: _check(
+        set(w) <= {k for k, _ in p.assumptions}, [k for k, _ in p.assumptions]
+    ),
+    "rule_ids": lambda p, w: _check(set(w) <= {k for k, _ in p.rules}, [k for k, _ in p.rules]),
+    "owned_risks": _owned_risks,
+    "top_engine_in": lambda p, w: _check_in(_best(p).sized.engine, w),
+    "top_not_geforce": lambda p, w: _check(
+        not (_best(p).candidate.kind == "own" and _best(p).candidate.gpu.gpu_class == "consumer"),
+        _best(p).candidate.label,
+    ),
+}
+EXPECT.update(PLAN2_EXPECT)
+
+
 def _check(ok: object, what: object) -> None:
     assert ok, what
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Literal
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
-from gpuwise.advise.fired import option_label
+from gpuwise.advise.labels import option_label
 from gpuwise.advise.outcome import break_even_of
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog.schema import LlmModel
+from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.request import MemoryRequest
 
 
@@ -83,9 +84,10 @@ def serve_attempt(
     s: Scenario, model: LlmModel, quant: str, engine: str, count: int, d: Defaults
 ) -> Attempt:
     """KV for `concurrency` requests of prompt + output tokens, and at least one request as
-    long as the context (an engine such as vLLM refuses a context it cannot hold once)."""
+    long as the context (an engine such as vLLM refuses a context it cannot hold once). An
+    embedder or reranker generates nothing: its requests are their inputs (estimate.pooling)."""
     w = s.workload
-    gen = min(w.gen_tokens, w.context - 1)
+    gen = 0 if pools(model) else min(w.gen_tokens, w.context - 1)
     if w.kind == "local":
         prompt = max(1, min(w.prompt_tokens or d.chat_turn_prompt_tokens, w.context - gen))
         per_request = w.context  # llama.cpp / Ollama allocate the whole context up front

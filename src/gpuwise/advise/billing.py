@@ -23,7 +23,7 @@ def _money(amount: float, currency: str) -> str:
 
 
 def _label(o: Option) -> str:
-    from gpuwise.advise.fired import option_label
+    from gpuwise.advise.labels import option_label
 
     return option_label(o)
 

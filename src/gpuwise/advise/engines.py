@@ -22,6 +22,12 @@ SERVE_QUANTS = ("bf16", "fp16", "fp8", "int8-gptq", "int4-awq", "int4-gptq")
 """Serving formats, least compressed first (fp16 stands in where the card has no bf16)."""
 LOCAL_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m")
 """GGUF files people pull for local chat, largest first."""
+POOLING_QUANTS = ("bf16", "fp16")
+"""Embedders and rerankers are served in 16 bits: Text Embeddings Inference, vLLM's pooling
+runner and sentence-transformers load them in fp16/bf16 (a small model gains little memory
+from fewer bits and loses retrieval quality)."""
+POOLING_GGUF = ("f16-gguf", "q8_0")
+"""Embedding GGUF files (Ollama's bge-m3 and embedding tags ship F16), 8-bit at the least."""
 TRAIN_FLOAT = ("bf16", "fp16")
 """Mixed precision for full and LoRA training: bf16 where the card has it, else fp16."""
 RUNNABLE = ("yes", "partial")
@@ -61,14 +67,19 @@ def default_engine(s: Scenario, gpu: Gpu, features: dict[tuple[str, str], str]) 
 GGUF_ENGINES = ("ollama", "llama.cpp")
 
 
-def ladder(s: Scenario, engine: str, tag_quant: str | None) -> tuple[str, ...]:
+def ladder(
+    s: Scenario, engine: str, tag_quant: str | None, pooling: bool = False
+) -> tuple[str, ...]:
     """Formats to try in order: the scenario's alone; the Ollama tag's file where the engine
-    runs Ollama's files; else the ladder (an Ollama tag served by vLLM names only the model)."""
+    runs Ollama's files; else the ladder (an Ollama tag served by vLLM names only the model).
+    An embedder or reranker (`pooling`) is served in 16 bits, never in 4-bit chat files."""
     w = s.workload
     if w.quant:
         return (w.quant,)
     if w.kind == "train":
         return ("nf4",) if w.mode == "qlora" else TRAIN_FLOAT
+    if pooling:
+        return POOLING_GGUF if engine in GGUF_ENGINES else POOLING_QUANTS
     if tag_quant and engine in GGUF_ENGINES:
         return (tag_quant,)
     return LOCAL_QUANTS if engine in GGUF_ENGINES else SERVE_QUANTS
@@ -116,15 +127,38 @@ def choose_engine(
     features: dict[tuple[str, str], str],
     tag_quant: str | None = None,
     native: str | None = None,
+    fallback: bool = False,
+    pooling: bool = False,
 ) -> EngineChoice:
     """The engine and the supported formats for `gpu`; unsupported ones are kept as refused.
 
     `native` is the format the model's checkpoint ships in (LlmModel.weight_format_hint): when
-    the scenario names no format, the serving or local ladder starts there."""
+    the scenario names no format, the serving or local ladder starts there. `fallback` (a card
+    the user already owns): where the usual engine runs no format on it, llama.cpp's GGUF files
+    are tried, since the owner's question is how to use the card, not whether to buy it."""
     engine = default_engine(s, gpu, features)
+    choice = _choose(s, gpu, mc, rows, engine, tag_quant, native, pooling)
+    if not choice.quants and fallback and not s.workload.engine and s.workload.kind != "train":
+        gguf = _choose(s, gpu, mc, rows, "llama.cpp", tag_quant, native, pooling)
+        if gguf.quants:  # a card the user owns runs what it can (vLLM needs Volta+, Pascal
+            return gguf  # runs llama.cpp): the engine is named in the option
+    return choice
+
+
+def _choose(
+    s: Scenario,
+    gpu: Gpu,
+    mc: MemoryConstants,
+    rows: tuple[PrecisionSupport, ...],
+    engine: str,
+    tag_quant: str | None,
+    native: str | None,
+    pooling: bool = False,
+) -> EngineChoice:
+    """The formats of the ladder `engine` runs on `gpu`, and those it refuses."""
     verdicts: dict[str, SupportVerdict] = {}
     refused: list[tuple[str, SupportVerdict]] = []
-    quants = ladder(s, engine, tag_quant)
+    quants = ladder(s, engine, tag_quant, pooling)
     if native and (quants == SERVE_QUANTS or (quants == LOCAL_QUANTS and _in_gguf(native, mc))):
         quants = native_first(quants, native, mc)
     for quant in quants:

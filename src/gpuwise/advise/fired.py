@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuwise.advise.evaluate import Option
+from gpuwise.advise.evaluate import Option, incomplete_capex
+from gpuwise.advise.labels import option_label
 from gpuwise.advise.outcome import break_even_of, hours_per_day_of
+from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
 from gpuwise.i18n import get_lang, t, unsigned_zero
@@ -22,22 +24,7 @@ def money(amount: float, currency: str) -> str:
     return f"{SYMBOL.get(currency, '')}{unsigned_zero(f'{amount:,.0f}')}"
 
 
-def _label(o: Option) -> str:
-    """An option as people read it: 'rtx-4090×2', or '算家云 RTX 4090 ×1 (按量) (rtx-4090×1)'."""
-    c = o.candidate
-    if c.kind == "own" and c.system is not None:
-        return f"{c.system.id}×{c.nodes}"
-    machines = t("plan.machines_short", n=c.nodes) if c.nodes > 1 else ""
-    if c.kind == "own":
-        return f"{c.gpu.id}×{c.cards or c.count}{machines}"
-    assert c.provider and c.offer
-    name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
-    billing = t(f"billing.{c.billing}")
-    return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.node_devices}){machines}"
-
-
-option_label = _label
-"""An option as people read it (used by other advise modules)."""
+_label = option_label
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
@@ -237,17 +224,10 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("data-stays-on-premises", {}))
     if s.domestic_only:
         out.append(("domestic-only", {}))
-    from gpuwise.advise.evaluate import incomplete_capex
-
-    def priced_own(options: list[Option]) -> Option | None:
-        return next(
-            (o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None
-        )
-
-    own = priced_own(plan.options)
+    own = _priced_own(plan.options)
     rent = next((o for o in plan.options if o.candidate.kind == "rent"), None)
     # compare with the cheapest of the other kind even when it breaks a constraint (budget)
-    other_own = own or priced_own(plan.infeasible)
+    other_own = own or _priced_own(plan.infeasible)
     other_rent = rent or next(
         (o for o in plan.set_aside + plan.infeasible if o.candidate.kind == "rent"), None
     )
@@ -256,40 +236,39 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     if own and s.months <= 3 and "resale" in own.cost.items:
         capex = sum(own.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
         resale = -own.cost.items.get("resale", 0.0)
-        out.append(
-            (
-                "rent-short-project",
-                {"months": s.months, "resale_pct": resale / capex if capex else 0.0},
-            )
-        )
+        pct = resale / capex if capex else 0.0
+        out.append(("rent-short-project", {"months": s.months, "resale_pct": pct}))
     if rent:
         out += _rent_rules(plan, rent)
     out += _billing_rule(plan)
     out = _owned_unfit_rule(plan) + out
-    out += _vram_rule(plan)
-    if s.workload.kind == "local" and plan.options and plan.options[0].sized.speed_known:
-        best = plan.options[0]
-        out.append(
-            (
-                "individual-local",
-                {
-                    "tokens_per_s": best.sized.tokens_per_s,
-                    "option": _label(best),
-                    "quant": best.sized.quant,
-                    "memory_gb": best.candidate.gpu.memory_gb,
-                },
-            )
-        )
+    out += _vram_rule(plan) + _local_rules(plan) + site_rules(plan)
+    return out + _dropped_rules(plan) + _option_rules(plan)
+
+
+def _priced_own(options: list[Option]) -> Option | None:
+    """The first owning option whose hardware is priced (a floor is never compared)."""
+    return next((o for o in options if o.candidate.kind == "own" and not incomplete_capex(o)), None)
+
+
+def _local_rules(plan: Plan) -> list[Fired]:
+    """Local chat: the speed the owned card gives, and the rentals set aside for it."""
+    out: list[Fired] = []
+    best = plan.options[0] if plan.options else None
+    if plan.scenario.workload.kind == "local" and best and best.sized.speed_known:
+        params = {
+            "tokens_per_s": best.sized.tokens_per_s,
+            "option": _label(best),
+            "quant": best.sized.quant,
+            "memory_gb": best.candidate.gpu.memory_gb,
+        }
+        out.append(("individual-local", params))
     if plan.set_aside:
         cheapest = min(plan.set_aside, key=lambda o: o.cost.total)
-        out.append(
-            (
-                "local-runs-on-own-hardware",
-                {
-                    "count": len(plan.set_aside),
-                    "rent_option": _label(cheapest),
-                    "rent_total": money(cheapest.cost.total, plan.currency),
-                },
-            )
-        )
-    return out + _dropped_rules(plan) + _option_rules(plan)
+        params = {
+            "count": len(plan.set_aside),
+            "rent_option": _label(cheapest),
+            "rent_total": money(cheapest.cost.total, plan.currency),
+        }
+        out.append(("local-runs-on-own-hardware", params))
+    return out

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema import LlmModel
 from gpuwise.errors import UserError
 
 if TYPE_CHECKING:
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 Fired = tuple[str, dict[str, Any]]
 MORE_GPUS = (64, 512)
 """Device limits tried for "allow more GPUs": a few racks, then a cluster (two plans at most)."""
-SIBLINGS_TRIED = 3
-"""Smaller models of the same family tried, largest first, each at most half the last."""
+SIBLINGS_TRIED = 6
+"""Smaller models of the same family and task tried, largest first (one per size)."""
 
 
 @dataclass(frozen=True)
@@ -155,24 +156,46 @@ def _more_gpus(s: Scenario, replan: Replan) -> list[Fired]:
     return []
 
 
+def smaller_siblings(cat: Catalog, model: LlmModel) -> list[LlmModel]:
+    """Smaller models that do the same job, largest first: the same family and task (an
+    embedder is never replaced by a chat model), with vision only where the model has it. One
+    per parameter count, the closest name (same generation) first, so that 13B, 8B, 7B, 3B
+    are each tried in turn: halving the size would skip the 8B after a 13B."""
+    same_job = [
+        m
+        for m in cat.models
+        if m.family == model.family
+        and m.task == model.task
+        and m.params_b < model.params_b
+        and (m.vision is None) == (model.vision is None)
+    ]
+    ranked = sorted(same_job, key=lambda m: (-m.params_b, -_shared_prefix(m.id, model.id), m.id))
+    out: list[LlmModel] = []
+    for m in ranked:
+        if not out or abs(out[-1].params_b - m.params_b) > 0.05 * m.params_b:
+            out.append(m)
+    return out
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    """Characters two ids share from the start (llama-3.1-8b is nearer llama-3.1-70b)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _smaller_model(cat: Catalog, s: Scenario, replan: Replan) -> list[Fired]:
+    """The largest smaller model of the same family and task that gives a ranked option."""
     from gpuwise.catalog.local import resolve_model
 
     try:
         model = resolve_model(cat, s.workload.model)
     except UserError:  # a model the catalog cannot read has no siblings
         return []
-    siblings = sorted(
-        (m for m in cat.models if m.family == model.family and m.params_b < model.params_b),
-        key=lambda m: -m.params_b,
-    )
-    tried: list[Any] = []
-    for m in siblings:  # one per size class, each at most half the last tried
-        if tried and m.params_b > tried[-1].params_b / 2:
-            continue
-        tried.append(m)
-        if len(tried) > SIBLINGS_TRIED:
-            break
+    for m in smaller_siblings(cat, model)[:SIBLINGS_TRIED]:
         patch = {"workload": {"model": m.id}}
         again = replan(s, patch)
         if again.options:
@@ -203,7 +226,8 @@ def _relaxations(s: Scenario) -> list[Callable[[Scenario, Replan], list[Fired]]]
 
 
 def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan, replan: Replan) -> list[Fired]:
-    """Changes that give a ranked option, each with the option and total it gives."""
+    """Changes that give a ranked option, each with the option and total it gives; where no
+    single change does, two changes together (advise.fixes.combined_fixes)."""
     from gpuwise.advise.fired import _label
     from gpuwise.advise.reasons import message
 
@@ -212,6 +236,58 @@ def suggest_fixes(cat: Catalog, s: Scenario, plan: Plan, replan: Replan) -> list
         first = plan.unchecked[0]
         missing = ", ".join(dict.fromkeys(message(k, p) for k, p in first.unchecked))
         out.append(("plan.fix_unchecked", {"option": _label(first), "missing": missing}))
+    single = single_fixes(cat, s, plan, replan)
+    return out + (single or combined_fixes(cat, s, replan))
+
+
+def first_changes(cat: Catalog, s: Scenario) -> list[dict[str, Any]]:
+    """Changes that make the job smaller or the hardware bigger, to pair with another fix:
+    QLoRA, the next smaller model of the family, a few racks of GPUs."""
+    from gpuwise.catalog.local import resolve_model
+
+    w = s.workload
+    out: list[dict[str, Any]] = []
+    if w.kind == "train" and w.mode != "qlora":
+        out.append({"workload": {"mode": "qlora"}})
+    try:
+        siblings = smaller_siblings(cat, resolve_model(cat, w.model))
+    except UserError:
+        siblings = []
+    out += [{"workload": {"model": m.id}} for m in siblings[:1]]
+    if s.max_gpus < MORE_GPUS[0]:
+        out.append({"max_gpus": MORE_GPUS[0]})
+    return out
+
+
+def merge_patches(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Both changes at once (`workload` keys merged, the second's value wins a clash)."""
+    out = {**first, **second}
+    if "workload" in first and "workload" in second:
+        out["workload"] = {**first["workload"], **second["workload"]}
+    return out
+
+
+def combined_fixes(cat: Catalog, s: Scenario, replan: Replan) -> list[Fired]:
+    """Two changes together where no single one gives a ranked option: each first change,
+    then the single fixes of the scenario it gives; the pair is planned again from the
+    user's scenario, and what that plan gives is what is quoted (at most two pairs)."""
+    out: list[Fired] = []
+    for first in first_changes(cat, s):
+        changed = replan(s, first)
+        for _, params in single_fixes(cat, apply_patch(s, first), changed, replan):
+            patch = merge_patches(first, params["patch"])
+            again = replan(s, patch)
+            if again.options:
+                out.append(_quote("plan.fix_combined", patch, again))
+                break
+        if len(out) == 2:
+            break
+    return out
+
+
+def single_fixes(cat: Catalog, s: Scenario, plan: Plan, replan: Replan) -> list[Fired]:
+    """Each change that alone gives a ranked option."""
+    out: list[Fired] = []
     blockers = {key for o in plan.infeasible for key, _ in o.blockers}
     if "plan.block_budget" in blockers:
         out += _budget(s, plan, replan)

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuwise.advise.answers import answers_of
-from gpuwise.advise.attempts import Defaults
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.engines import EngineChoice, choose_engine
@@ -30,17 +29,19 @@ from gpuwise.advise.evaluate import (
 )
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
+from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.site import unfit_for_public_service
 from gpuwise.advise.sizing import ScaleOut, Sized, SizeInputs, size
+from gpuwise.advise.workload import plan_defaults, workload_model
 from gpuwise.catalog import Catalog
-from gpuwise.catalog.reading import read_model_name
-from gpuwise.catalog.schema import LlmModel
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.speed_constants import SpeedConstants
 
 
@@ -69,29 +70,13 @@ def scale_out(c: Candidate, network_default: float) -> ScaleOut:
     return ScaleOut(c.nodes, c.node_devices, stated or network_default, stated is None)
 
 
-def plan_defaults(cat: Catalog) -> Defaults:
-    """Request sizes a scenario may leave out, from the catalog's planner assumptions."""
-    values = {a.id: a.value for a in cat.extra("plan_assumption")}
-    return Defaults(
-        serve_prompt_tokens=int(values["serve_prompt_tokens"]),
-        chat_turn_prompt_tokens=int(values["chat_turn_prompt_tokens"]),
-    )
-
-
-def workload_model(cat: Catalog, s: Scenario) -> tuple[LlmModel, str | None]:
-    """The model and, for an Ollama tag, the file format the tag names (catalog.reading: the
-    one reading `estimate`, `fit` and `record` use too)."""
-    reading = read_model_name(cat, s.workload.model)
-    return reading.model, reading.tag_quant
-
-
 def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
     """Size and price every candidate once per (card, device count)."""
     mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
     model, tag_quant = workload_model(cat, s)
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
-    choices: dict[str, EngineChoice] = {}
-    sized_cache: dict[tuple[str, int, ScaleOut], Sized | None] = {}
+    choices: dict[tuple[str, bool], EngineChoice] = {}
+    sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
@@ -99,18 +84,20 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     out = Search()
     for c in cs.items:
         gpu = c.gpu
-        if gpu.id not in choices:
-            choices[gpu.id] = choose_engine(
-                s, gpu, mc, rows, feats, tag_quant, model.weight_format_hint
+        key_choice = (gpu.id, c.already_owned)
+        if key_choice not in choices:
+            native, owned = model.weight_format_hint, c.already_owned
+            choices[key_choice] = choose_engine(
+                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
             )
-        choice = choices[gpu.id]
+        choice = choices[key_choice]
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         scale = scale_out(c, network_default)
-        key = (gpu.id, c.count, scale)
+        key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
             si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, memo)
             sized_cache[key] = size(s, gpu, c.count, si)
@@ -169,15 +156,18 @@ def caveated(o: Option) -> bool:
 def _rank_key(s: Scenario) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support). A public API
-    (an SLA to keep) prefers a data-centre rental to a marketplace host."""
+    capacity — before one that needs framework or kernel work (partial support). Cards the user
+    already owns are not moved down for partial support: it is a stated risk, and money spent
+    to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
+    all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
+    an office consumer card (advise.site)."""
 
     def key(o: Option) -> tuple[bool, bool, bool, bool, float, float, str]:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
-            s.ops_capacity != "strong" and caveated(o),
-            s.public_api and on_marketplace(o),
+            s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
+            s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
             o.cost.total,
             o.time_hours or 0.0,
             o.candidate.label,
@@ -200,9 +190,9 @@ def _pareto(options: list[Option]) -> None:
 def reading_floor(cat: Catalog, s: Scenario) -> float | None:
     """Tokens/s all of a service's requests need together when the scenario sets no target:
     each concurrent request at least as fast as people read (catalog plan_assumption
-    `min_tokens_per_s_per_request`)."""
+    `min_tokens_per_s_per_request`). An embedder or reranker writes nothing to read: none."""
     w = s.workload
-    if w.kind == "train" or w.target_tokens_per_s:
+    if w.kind == "train" or w.target_tokens_per_s or pools(workload_model(cat, s)[0]):
         return None
     requests = w.concurrency if w.kind == "serve" else 1
     return requests * plan_value(cat, "min_tokens_per_s_per_request")
@@ -269,12 +259,7 @@ def make_plan(
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
-    if any(o.candidate.kind == "own" for o in (*ranked, *infeasible, *unchecked)):
-        plan.assumptions.append(_power_assumption(cat, s, ctx))
-    if cs.dropped.get("more-devices-slower"):
-        examples = ", ".join(cs.examples.get("more-devices-slower", []))
-        n = cs.dropped["more-devices-slower"]
-        plan.assumptions.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
+    plan.assumptions += plan_notes(cat, plan, ctx, cs)
 
     plan.rules = fire_rules(cat, plan, ctx)
     if not ranked and fixes:  # fixes.py is imported only when there is something to fix
@@ -284,25 +269,6 @@ def make_plan(
     return plan
 
 
-def _power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:
-    """What owned machines are charged for power: the tariff of whoever pays, where they sit
-    (PUE), and the share of TDP a busy card draws; the plan says it, so it can be changed."""
-    from gpuwise.cost.power import busy_fraction, default_tariff, site_pue
-    from gpuwise.i18n import t
-
-    region = None if s.region.strip().lower() in ("any", "") else s.region
-    key = s.tariff or default_tariff(cat, ctx.currency, s.payer(), region)
-    preset = next((x for x in cat.extra("tariff") if x.id == key.lower()), None)
-    pue, site = site_pue(cat, s.owned_site(), None)
-    params: dict[str, Any] = {"pue": pue, "pct": busy_fraction(cat, s.workload.kind)}
-    for lang in ("en", "zh"):
-        name = getattr(preset, f"name_{lang}") if preset else f"{key}/kWh"
-        params[f"tariff_{lang}"] = name
-        params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
-        params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
-    return ("plan.assume_power", params)
-
-
 __all__ = [
     "Candidate",
     "Plan",
@@ -310,4 +276,6 @@ __all__ = [
     "hours_per_day_of",
     "incomplete_capex",
     "make_plan",
+    "plan_defaults",
+    "workload_model",
 ]

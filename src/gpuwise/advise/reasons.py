@@ -8,6 +8,7 @@ from typing import Any
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.systems import sold_as_system
 from gpuwise.estimate.memory import gpu_capacity_bytes
@@ -154,7 +155,7 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
                 },
             )
         )
-    elif w.kind == "serve":
+    elif w.kind == "serve" and not z.pooling:  # an embedder keeps no KV cache to size
         o.rules.append(
             (
                 "requests-not-maxima",
@@ -214,6 +215,8 @@ def option_risks(
     if c.kind == "own" and g.vendor not in ("nvidia", "apple") and s.ops_capacity != "strong":
         o.risks.append(("risk.ecosystem", {"vendor_id": g.vendor}))
     _server_site_risk(cat, s, o)
+    site_risks(s, o)
+    legacy_driver_risk(cat, o)
 
 
 def _server_site_risk(cat: Catalog, s: Scenario, o: Option) -> None:

@@ -64,6 +64,7 @@ def sized_config(sized: Sized) -> SizedConfig:
         kv_tokens_per_request=sized.kv_tokens_per_request,
         compressed_for_target_from=sized.compressed_for_target,
         replicas=sized.replicas if sized.replicas > 1 else None,
+        throughput_of="input_tokens" if sized.pooling else None,
     )
 
 

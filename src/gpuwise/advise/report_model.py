@@ -91,9 +91,13 @@ class SizedConfig(Sparse):
     kv_tokens_per_request: int | None = None
     compressed_for_target_from: str | None = None
     replicas: int | None = None
+    throughput_of: Literal["input_tokens"] | None = Field(
+        None, description="input_tokens: an embedder or reranker (tokens_per_s counts inputs)"
+    )
 
     OMIT_WHEN_NONE = frozenset(
         {
+            "throughput_of",
             "micro_batch",
             "grad_accumulation",
             "grad_checkpointing",

@@ -34,6 +34,7 @@ from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import usable_bytes
 from gpuwise.estimate.memory import MemoryEstimate, estimate_memory
+from gpuwise.estimate.pooling import pooling_speed, pools
 from gpuwise.estimate.resolve import resolve
 from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed, training_speed
 from gpuwise.estimate.speed_constants import SpeedConstants, backend_of
@@ -73,6 +74,8 @@ class Sized:
     compressed_for_target: str | None = None
     """The format that fitted first but missed the speed target, when a more compressed one
     was chosen to meet it (a quality caveat the report states)."""
+    pooling: bool = False
+    """An embedder or reranker: `tokens_per_s` counts input tokens (no output is generated)."""
 
 
 Keyed = tuple[Attempt, tuple[object, ...]]
@@ -263,6 +266,7 @@ def _speed(
         "kv_tokens_per_request": a.kv_tokens,
         "support": support,
         "compute": compute,
+        "pooling": pools(si.model),
     }
     engine = a.req.engine or ""
     try:
@@ -277,6 +281,9 @@ def _speed(
             sp = training_speed(r, si.sc, inputs)
             tps = sp.train_tokens_per_s or 0.0
             hours = sp.train_time_h
+        elif common["pooling"]:  # one pass per input: input tokens/s, no decode
+            sp = pooling_speed(r, si.sc, SpeedInputs(gpu=gpu, concurrency=w.concurrency))
+            tps, hours = sp.prefill_tokens_per_s or 0.0, None
         else:
             concurrency = w.concurrency if w.kind == "serve" else None
             sp = inference_speed(

@@ -51,6 +51,13 @@ class Provider(Sourced):
     public_prices: bool = True
     """False: the provider shows GPU prices only after log-in (console) or on request, so the
     catalog's offers (if any) are partial; `gpuwise offers add` records the user's quotes."""
+    domestic_accelerators: list[str] = Field(default_factory=list)
+    """Chinese-made accelerators the provider rents (Ascend NPUs on Huawei Cloud ModelArts),
+    as its own docs name them, whether or not the catalog has a price for them: a 国产化 plan
+    names these clouds when none of their rentals is priced."""
+    domestic_source: str | None = None
+    """The source id that says which domestic accelerators it rents."""
+
     hosting: Literal["datacenter", "marketplace"] = "datacenter"
     """datacenter: the provider runs (or rents) the machines in its own facilities under one
     service agreement. marketplace: peer-to-peer hosts, from one person's gaming PC to a
@@ -58,6 +65,11 @@ class Provider(Sourced):
     with no SLA, so a 24/7 service there carries a priced reliability risk."""
     availability: float | None = Field(default=None, gt=0, le=1)
     """The share of hours the provider publishes its hosts as available, where it does."""
+
+    def source_ids(self) -> list[str]:
+        """Every source this entry uses, the domestic-accelerator one included."""
+        ids = super().source_ids()
+        return [*ids, self.domestic_source] if self.domestic_source else ids
 
 
 class HiddenCosts(Sourced):

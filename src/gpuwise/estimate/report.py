@@ -10,6 +10,7 @@ from gpuwise.documents import NoteEntry
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import max_batch, max_context, usable_bytes
 from gpuwise.estimate.memory import estimate_memory, gpu_capacity_bytes
+from gpuwise.estimate.pooling import pooling_speed, pools
 from gpuwise.estimate.report_model import EstimateReport, GpuFit, MemoryReport, ModelInfo
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
@@ -106,7 +107,12 @@ def speed_report(
         max_batch=max_batch(req, c, gpu) if opts.get("concurrency") else None,
         enforce_eager=bool(opts.get("enforce_eager", False)),
     )
-    est = training_speed(r, sc, inputs) if req.training else inference_speed(r, sc, inputs)
+    if req.training:
+        est = training_speed(r, sc, inputs)
+    elif pools(req.model):  # an embedder or reranker: one batched pass, no decode
+        est = pooling_speed(r, sc, inputs)
+    else:
+        est = inference_speed(r, sc, inputs)
     out = est.as_dict()
     if offload:
         out["offload_fraction"] = round(offload, 3)

@@ -53,6 +53,8 @@ def options_table(report: PlanReport) -> Table:
     """Top options: kind, hardware, where/billing, total and monthly cost, time, memory, risks."""
     cur = report.currency
     training = report.scenario.workload.kind == "train"
+    pooling = any(o.config.throughput_of for o in report.options)
+    speed_col = "plan.col_input_tokens_per_s" if pooling else "plan.col_tokens_per_s"
     table = Table(
         title=t("plan.options_title", n=report.options_considered),
         title_justify="left",
@@ -64,7 +66,7 @@ def options_table(report: PlanReport) -> Table:
         ("plan.col_where", "left"),
         ("plan.col_total", "right"),
         ("plan.col_monthly", "right"),
-        ("plan.col_time" if training else "plan.col_tokens_per_s", "right"),
+        ("plan.col_time" if training else speed_col, "right"),
         ("plan.col_memory", "right"),
         ("plan.col_risks", "left"),
     ):

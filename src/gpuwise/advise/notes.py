@@ -1,0 +1,69 @@
+"""Plan-wide notes (the ⓘ lines): what owned machines are charged for power, how an embedder
+or reranker was sized, domestic rentals with no price, configurations left out as no faster.
+Kept apart from the search in advise.plan, so each note says one thing the user can change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpuwise.advise.candidates import CandidateSet
+from gpuwise.advise.domestic import domestic_rental_note
+from gpuwise.advise.evaluate import Fired, Option
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog import Catalog
+from gpuwise.cost.resolve import Context
+from gpuwise.estimate.pooling import pools
+
+if TYPE_CHECKING:
+    from gpuwise.advise.outcome import Plan
+
+
+def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list[Fired]:
+    """The ⓘ lines after the buyer's: power of owned machines, how an embedder was sized,
+    unpriced domestic rentals, configurations left out for being no faster."""
+    s = plan.scenario
+    out: list[Fired] = []
+    if any(o.candidate.kind == "own" for o in (*plan.options, *plan.infeasible, *plan.unchecked)):
+        out.append(power_assumption(cat, s, ctx))
+    out += pooling_note(cat, s, plan.options or plan.infeasible)
+    out += domestic_rental_note(cat, plan)
+    if cs.dropped.get("more-devices-slower"):
+        examples = ", ".join(cs.examples.get("more-devices-slower", []))
+        n = cs.dropped["more-devices-slower"]
+        out.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
+    return out
+
+
+def pooling_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
+    """How an embedder or reranker was sized and timed (estimate.pooling), said once."""
+    from gpuwise.advise.workload import plan_defaults, workload_model
+
+    model = workload_model(cat, s)[0]
+    if not pools(model) or s.workload.kind == "train":
+        return []
+    w = s.workload
+    prompt = options[0].sized.prompt_tokens if options else None
+    prompt = prompt or min(w.prompt_tokens or plan_defaults(cat).serve_prompt_tokens, w.context)
+    concurrency = w.concurrency if w.kind == "serve" else 1
+    task = {"embed": ("embedding", "向量嵌入"), "rerank": ("reranking", "重排序")}[model.task]
+    params = {"model": model.name, "task_en": task[0], "task_zh": task[1]}
+    return [("plan.note_pooling", {**params, "concurrency": concurrency, "prompt": prompt})]
+
+
+def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:
+    """What owned machines are charged for power: the tariff of whoever pays, where they sit
+    (PUE), and the share of TDP a busy card draws; the plan says it, so it can be changed."""
+    from gpuwise.cost.power import busy_fraction, default_tariff, site_pue
+    from gpuwise.i18n import t
+
+    region = None if s.region.strip().lower() in ("any", "") else s.region
+    key = s.tariff or default_tariff(cat, ctx.currency, s.payer(), region)
+    preset = next((x for x in cat.extra("tariff") if x.id == key.lower()), None)
+    pue, site = site_pue(cat, s.owned_site(), None)
+    params: dict[str, Any] = {"pue": pue, "pct": busy_fraction(cat, s.workload.kind)}
+    for lang in ("en", "zh"):
+        name = getattr(preset, f"name_{lang}") if preset else f"{key}/kWh"
+        params[f"tariff_{lang}"] = name
+        params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
+        params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
+    return ("plan.assume_power", params)
