@@ -26,6 +26,7 @@ from gpuwise.advise.evaluate import (
     incomplete_capex,
     price,
 )
+from gpuwise.advise.margin import band_assumption
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
@@ -362,6 +363,7 @@ def make_plan(
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
     if any(o.candidate.kind == "own" for o in (*ranked, *infeasible, *unchecked)):
         plan.assumptions.append(_power_assumption(cat, s, ctx))
+    plan.assumptions += band_assumption(s, floor, ranked)
     if cs.dropped.get("more-devices-slower"):
         examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]

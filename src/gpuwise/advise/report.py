@@ -6,6 +6,7 @@ from typing import Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
+from gpuwise.advise.margin import band_fields
 from gpuwise.advise.plan import Plan
 from gpuwise.advise.reasons import message, rule_text
 from gpuwise.catalog import Catalog
@@ -48,6 +49,7 @@ def option_dict(cat: Catalog, o: Option, currency: str) -> dict[str, Any]:
         "memory_per_gpu_bytes": o.sized.memory.device_total_bytes,
         "memory_capacity_bytes": gpu_capacity_bytes(c.gpu),
         "tokens_per_s": round(o.sized.tokens_per_s, 1),
+        **band_fields(o.sized, o.time_hours),
         "config": o.sized.as_dict(),
         "pareto": o.pareto,
         "risks": [{"id": k.removeprefix("risk."), "text": _msg(k, p)} for k, p in o.risks],

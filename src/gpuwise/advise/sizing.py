@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuwise.advise.engines import EngineChoice
+from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog.schema import Gpu, LlmModel
 from gpuwise.errors import UserError
@@ -265,7 +266,8 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     """The least-compressed format that fits and, where the scenario sets a speed target, the
     least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
     reads the weights, so a card that misses the target in 16 bits may meet it in fewer
-    (the quality caveat goes with the option). None of them meeting it keeps the first fit."""
+    (the quality caveat goes with the option). The target is met at the slow end of the
+    estimate's error band (advise/margin.py). None of them meeting it keeps the first fit."""
     target = s.workload.target_tokens_per_s or si.reading_floor
     first: Sized | None = None
     for quant in si.choice.quants:
@@ -276,7 +278,7 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
         sized = _sized(s, gpu, count, found, si)
         if first is None:
             first = sized
-        if not target or not sized.speed_known or sized.tokens_per_s >= target:
+        if not target or not sized.speed_known or slow_tokens_per_s(sized) >= target:
             if sized is first:
                 return sized
             return replace(sized, compressed_for_target=first.quant)
