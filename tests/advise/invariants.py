@@ -9,6 +9,7 @@ import re
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fixes import apply_patch
+from gpuwise.advise.margin import slow_hours, slow_tokens_per_s, tokens_band
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.catalog import Catalog
@@ -134,6 +135,20 @@ def check_ranked(plan: Plan, o: Option) -> None:
         assert o.candidate.billing != "spot", o.candidate.label
     assert o.rules, o.candidate.label
     assert not o.blockers and not o.unchecked
+    check_band(plan, o)
+
+
+def check_band(plan: Plan, o: Option) -> None:
+    """A ranked option meets the speed target at the slow end of its error band and the
+    deadline at the long end (advise/margin.py), and its band brackets its central figure."""
+    s, w = plan.scenario, plan.scenario.workload
+    band = tokens_band(o.sized)
+    if band is not None:
+        assert band[0] <= o.sized.tokens_per_s <= band[1], (o.candidate.label, band)
+    if w.kind != "train" and w.target_tokens_per_s:
+        assert slow_tokens_per_s(o.sized) >= w.target_tokens_per_s, o.candidate.label
+    if s.deadline_days and o.time_hours:
+        assert slow_hours(o.sized, o.time_hours) <= s.deadline_days * 24, o.candidate.label
 
 
 def check_plan(cat: Catalog, plan: Plan) -> None:

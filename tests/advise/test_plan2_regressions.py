@@ -171,3 +171,23 @@ def test_pascal_purchase_states_the_legacy_driver_branch() -> None:
     assert all("risk.legacy_driver" in {k for k, _ in o.risks} for o in pascal)
     ada = [o for o in plan.options if o.candidate.gpu.architecture == "Ada Lovelace"]
     assert all("risk.legacy_driver" not in {k for k, _ in o.risks} for o in ada)
+
+
+def test_a_service_on_several_owned_cards_runs_a_copy_per_card_when_that_meets_the_floor() -> None:
+    """Regression (merge of the error band with owned P40s): one P40 met the reading-speed floor
+    only at its central estimate, and the four the lab owns were dropped as "more devices, not
+    faster" because the only multi-card layout tried was one model split across PCIe cards. Copies
+    of the model (one llama.cpp server per card) each serve their share of the users."""
+    data = {
+        "workload": {"kind": "serve", "model": "qwen2.5:14b", "concurrency": 4, "context": 8192},
+        "months": 12,
+        "hours_per_day": 8,
+        "region": "cn",
+        "owns": [{"gpu": "tesla-p40", "count": 4}],
+        "owns_host": True,
+    }
+    plan = make_plan(load_catalog(), parse_scenario(data, "test"), TODAY)
+    top = plan.options[0]
+    assert top.candidate.already_owned and top.candidate.gpu.id == "tesla-p40"
+    assert top.sized.replicas == top.candidate.count > 1
+    assert top.sized.strategy == "none"  # each copy on one card: nothing crosses PCIe

@@ -32,7 +32,7 @@ def test_bad_input_is_one_line_exit_2(cli: Any, args: list[str], words: str) -> 
 
 
 def test_one_file_prints_as_the_file(cli: Any) -> None:
-    res = cli("export", "--persona", "cost-extreme", "--to", "skypilot")
+    res = cli("export", "--persona", "small-team", "--to", "skypilot")
     assert res.code == 0, res.err
     doc = yaml.safe_load(res.out)  # stdout is the task YAML itself: `> task.yaml` works
     name, count = doc["resources"]["accelerators"].split(":")

@@ -65,3 +65,26 @@ def test_pessimistic_end_without_band_data_is_the_figure() -> None:
     assert est.pessimistic_tokens_per_s == 42.0
     assert est.headline_tokens_per_s == 42.0
     assert SpeedEstimate(bound="unknown").pessimistic_tokens_per_s is None
+
+
+def test_a_band_always_holds_the_estimate_itself() -> None:
+    """A group the model under-predicts throughout (every ratio above 1) must not give a
+    'pessimistic' end faster than the estimate: the band widens to 1 instead."""
+    slow_model = [("decode", "vllm", "consumer", 1.1 + r / 100) for r in range(MIN_CASES)]
+    band = next(b for b in error_bands(slow_model) if b.engine == "vllm")
+    assert band.p10 == 1.0 and band.p90 > 1.1
+
+
+def test_a_parent_band_is_pooled_from_the_cases_its_children_left() -> None:
+    """The majority engine's own group keeps its cases out of the class's pool, so a minority
+    engine on that class is not handed the majority's narrow band."""
+    majority = [("prefill", "llama.cpp", "datacenter", 0.95 + r / 1000) for r in range(40)]
+    minority = [
+        ("prefill", e, "datacenter", 0.5 + r / 10)
+        for e in ("vllm", "sglang")
+        for r in range(MIN_CASES // 2 + 1)
+    ]
+    bands = {(b.engine, b.card_class): b for b in error_bands(majority + minority)}
+    pooled = bands[("any", "datacenter")]
+    assert pooled.cases == len(minority)
+    assert pooled.p10 < 0.6 and pooled.p90 > 1.0  # not the majority's 0.95–0.99

@@ -44,13 +44,14 @@ def test_skypilot_service_across_machines(
     infra = tables.clouds[o.candidate.provider.id]
     assert res["infra"] == infra
     name = tables.accelerator(o.candidate.gpu.id, infra)
-    assert res["accelerators"] == f"{name}:{o.candidate.node_devices}"
+    per_replica = o.candidate.count // o.sized.replicas  # copies may share one machine's cards
+    assert res["accelerators"] == f"{name}:{per_replica}"
     assert res["use_spot"] is (o.candidate.billing == "spot")
     assert res["ports"] == 8000 and res["disk_size"] >= 256
-    assert doc["service"]["replicas"] == o.sized.replicas == o.candidate.nodes
+    assert doc["service"]["replicas"] == o.sized.replicas
     assert "num_nodes" not in doc  # one replica per machine, not one job over them
     flags = flag_values(command_words(doc["run"], "vllm serve"))
-    assert flags["--tensor-parallel-size"] == str(o.candidate.node_devices)
+    assert flags.get("--tensor-parallel-size", "1") == str(per_replica)
     assert flags["--max-model-len"] == str(plans["cost-extreme"].scenario.workload.context)
     assert e.files["task.yaml"].splitlines()[2] == "# sky serve up task.yaml"
     _sky_loads(e.files["task.yaml"], tmp_path)
@@ -123,10 +124,11 @@ def test_k8s_serving(export: Any, plans: Any, tables: Any) -> None:
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
     resource = tables.device(o.candidate.gpu.vendor, o.candidate.gpu.id)
-    assert container["resources"]["limits"][resource] == o.candidate.node_devices
+    per_replica = o.candidate.count // o.sized.replicas  # a pod per replica, packed by k8s
+    assert container["resources"]["limits"][resource] == per_replica
     assert container["image"] == tables.image(o.sized.engine, v.stack, o.candidate.gpu.id).ref
     flags = flag_values(container["args"])
-    assert flags["--tensor-parallel-size"] == str(o.candidate.node_devices)
+    assert flags.get("--tensor-parallel-size", "1") == str(per_replica)
     concurrency = plans["cost-extreme"].scenario.workload.concurrency
     assert flags["--max-num-seqs"] == str(math.ceil(concurrency / o.sized.replicas))
     shm = next(vol for vol in pod["volumes"] if vol["name"] == "shm")["emptyDir"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
+from gpuwise.advise.margin import deadline_blocker, throughput_blocker
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sizing import Sized
@@ -260,7 +261,9 @@ def check_constraints(
 
     `reading_floor` (tokens/s for all requests together) applies where the scenario sets no
     target: a model that answers each user slower than people read is no service. A card
-    whose speed is unknown is not held to it (its risk says so).
+    whose speed is unknown is not held to it (its risk says so). Speed limits and deadlines
+    are checked at the slow end of the estimate's error band (advise/margin.py says why an
+    option that meets one only at the central estimate is infeasible, not a ranked risk).
 
     A limit that needs a number the catalog lacks is recorded as unchecked, not passed; a priced
     part that alone breaks the budget still blocks.
@@ -276,23 +279,18 @@ def check_constraints(
     timed = w.kind == "train" and w.train_tokens() > 0
     if timed and not o.sized.speed_known:
         o.unchecked.append(("plan.unchecked_hours", {"gpu": o.candidate.gpu.id}))
-    if s.deadline_days and o.time_hours and o.time_hours > s.deadline_days * 24:
-        o.blockers.append(("plan.block_deadline", {"hours": o.time_hours, "days": s.deadline_days}))
+    # targets and deadlines are checked at the slow end of the error band (advise/margin.py)
+    blockers: list[Fired | None] = []
+    if s.deadline_days and o.time_hours:
+        blockers.append(deadline_blocker(o.sized, o.time_hours, s.deadline_days))
     if w.kind != "train" and w.target_tokens_per_s:
         if not o.sized.speed_known:
             o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
-        elif o.sized.tokens_per_s < w.target_tokens_per_s:
-            o.blockers.append(
-                (
-                    "plan.block_throughput",
-                    {"tps": o.sized.tokens_per_s, "target": w.target_tokens_per_s},
-                )
-            )
-    floor_missed = o.sized.speed_known and o.sized.tokens_per_s < (reading_floor or 0.0)
-    if w.kind != "train" and not w.target_tokens_per_s and floor_missed:
-        o.blockers.append(
-            ("plan.block_reading_speed", {"tps": o.sized.tokens_per_s, "target": reading_floor})
-        )
+        else:
+            blockers.append(throughput_blocker(o.sized, w.target_tokens_per_s))
+    if w.kind != "train" and not w.target_tokens_per_s and reading_floor and o.sized.speed_known:
+        blockers.append(throughput_blocker(o.sized, reading_floor, floor=True))
+    o.blockers += [b for b in blockers if b is not None]
     if o.cost.months > s.months * (1 + 1e-9):  # the runs outlast the project on this option
         needed = o.busy_hours_per_month * o.cost.months / s.months
         o.blockers.append(

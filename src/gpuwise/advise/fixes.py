@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option
+from gpuwise.advise.margin import slow_hours, slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import LlmModel
@@ -121,10 +122,10 @@ def _budget(s: Scenario, plan: Plan, replan: Replan) -> list[Fired]:
 
 def _deadline(s: Scenario, replan: Replan) -> list[Fired]:
     relaxed = replan(s, {"deadline_days": None})
-    timed = [o for o in relaxed.options if o.time_hours]
+    timed = [slow_hours(o.sized, o.time_hours) for o in relaxed.options if o.time_hours]
     if not timed:
         return []
-    days = math.ceil(min(o.time_hours or 0.0 for o in timed) / 24 * 10) / 10
+    days = math.ceil(min(timed) / 24 * 10) / 10  # the deadline is checked at the band's long end
     again = replan(s, {"deadline_days": days})
     if not again.options:
         return []
@@ -133,7 +134,7 @@ def _deadline(s: Scenario, replan: Replan) -> list[Fired]:
 
 def _throughput(s: Scenario, replan: Replan) -> list[Fired]:
     relaxed = replan(s, {"workload": {"target_tokens_per_s": None}})
-    speeds = [o.sized.tokens_per_s for o in relaxed.options if o.sized.speed_known]
+    speeds = [slow_tokens_per_s(o.sized) for o in relaxed.options if o.sized.speed_known]
     if not speeds:
         return []
     target = math.floor(max(speeds))

@@ -28,6 +28,7 @@ from gpuwise.advise.evaluate import (
     price,
 )
 from gpuwise.advise.fired import fire_rules
+from gpuwise.advise.margin import band_assumption
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
@@ -260,6 +261,7 @@ def make_plan(
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
     plan.assumptions += plan_notes(cat, plan, ctx, cs)
+    plan.assumptions += band_assumption(s, floor, ranked)
 
     plan.rules = fire_rules(cat, plan, ctx)
     if not ranked and fixes:  # fixes.py is imported only when there is something to fix

@@ -7,6 +7,7 @@ from typing import Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
+from gpuwise.advise.margin import band_fields
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.reasons import message, rule_text
 from gpuwise.advise.report_model import (
@@ -98,6 +99,8 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         memory_per_gpu_bytes=o.sized.memory.device_total_bytes,
         memory_capacity_bytes=gpu_capacity_bytes(c.gpu),
         tokens_per_s=round(o.sized.tokens_per_s, 1),
+        tokens_per_s_band=band_fields(o.sized, o.time_hours)[0],
+        time_hours_band=band_fields(o.sized, o.time_hours)[1],
         config=sized_config(o.sized),
         pareto=o.pareto,
         risks=_texts(o.risks, "risk."),

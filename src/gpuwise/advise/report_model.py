@@ -138,6 +138,12 @@ class PlanOption(Frozen):
     memory_per_gpu_bytes: int
     memory_capacity_bytes: int
     tokens_per_s: float
+    tokens_per_s_band: tuple[float, float] | None = Field(
+        None, description="p10–p90 of tokens_per_s from the speed model's error band"
+    )
+    time_hours_band: tuple[float, float] | None = Field(
+        None, description="the run's hours at the p90 and p10 speeds (fast end first)"
+    )
     config: SizedConfig
     pareto: bool
     risks: list[TextItem]

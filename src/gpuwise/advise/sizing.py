@@ -28,6 +28,7 @@ from gpuwise.advise.attempts import (
     train_strategies,
 )
 from gpuwise.advise.engines import EngineChoice
+from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog.schema import Gpu, LlmModel
 from gpuwise.errors import UserError
@@ -191,7 +192,8 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     """The least-compressed format that fits and, where the scenario sets a speed target, the
     least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
     reads the weights, so a card that misses the target in 16 bits may meet it in fewer
-    (the quality caveat goes with the option). None of them meeting it keeps the first fit."""
+    (the quality caveat goes with the option). The target is met at the slow end of the
+    estimate's error band (advise/margin.py). None of them meeting it keeps the first fit."""
     target = s.workload.target_tokens_per_s or si.reading_floor
     first: Sized | None = None
     for quant in si.choice.quants:
@@ -202,27 +204,58 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
         sized = _sized(s, gpu, count, found, si)
         if first is None:
             first = sized
-        if not target or not sized.speed_known or sized.tokens_per_s >= target:
+        if not target or not sized.speed_known or slow_tokens_per_s(sized) >= target:
             if sized is first:
                 return sized
             return replace(sized, compressed_for_target=first.quant)
     return first
 
 
-def _size_replicas(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
-    """A service across machines runs one replica per machine behind a load balancer, each
-    taking its share of the concurrent requests; together they serve the sum of their rates."""
-    nodes = si.scale.nodes
+def _size_replicas(
+    s: Scenario, gpu: Gpu, count: int, si: SizeInputs, replicas: int
+) -> Sized | None:
+    """A service run as `replicas` copies of the model (one per machine, or several on one
+    machine's cards) behind a load balancer, each taking its share of the concurrent requests;
+    together they serve the sum of their rates."""
     target = s.workload.target_tokens_per_s
-    share = {"concurrency": math.ceil(s.workload.concurrency / nodes)}
+    share = {"concurrency": math.ceil(s.workload.concurrency / replicas)}
     if target:
-        share["target_tokens_per_s"] = target / nodes  # type: ignore[assignment]
+        share["target_tokens_per_s"] = target / replicas  # type: ignore[assignment]
     one = s.model_copy(update={"workload": s.workload.model_copy(update=share)})
-    floor = si.reading_floor / nodes if si.reading_floor else None
-    sized = _size_serve(one, gpu, count // nodes, replace(si, reading_floor=floor))
+    floor = si.reading_floor / replicas if si.reading_floor else None
+    sized = _size_serve(one, gpu, count // replicas, replace(si, reading_floor=floor))
     if sized is None:
         return None
-    return replace(sized, count=count, tokens_per_s=sized.tokens_per_s * nodes, replicas=nodes)
+    return replace(
+        sized, count=count, tokens_per_s=sized.tokens_per_s * replicas, replicas=replicas
+    )
+
+
+def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """A service on several cards of one machine: the model split across all of them (tensor
+    parallel), or split into independent copies (data parallel: vLLM's --data-parallel-size,
+    or one llama.cpp server per card). Copies win where the model fits fewer cards and the
+    link between cards is slow (PCIe, no NVLink): each copy serves its share of the requests
+    without any traffic between cards. The layout kept is the one that meets the target (or
+    the reading-speed floor) at the slow end of the band in the least compressed format, then
+    the faster; where none meets it, the faster. Without a target the split model is kept."""
+    split = _size_serve(s, gpu, count, si)
+    target = s.workload.target_tokens_per_s or si.reading_floor
+    if count == 1 or s.workload.concurrency < 2 or not target:
+        return split
+    layouts = [split] + [
+        _size_replicas(s, gpu, count, si, r)
+        for r in range(2, min(count, s.workload.concurrency) + 1)
+        if count % r == 0
+    ]
+    found = [x for x in layouts if x is not None and x.speed_known]
+    if not found:
+        return split
+    meets = [x for x in found if slow_tokens_per_s(x) >= target]
+    if meets:
+        rank = {q: i for i, q in enumerate(si.choice.quants)}
+        return min(meets, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
+    return max(found, key=slow_tokens_per_s)
 
 
 def _with_network(sized: Sized | None, scale: ScaleOut) -> Sized | None:
@@ -241,8 +274,8 @@ def size(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
     if s.workload.kind == "train":
         return _with_network(_size_train(s, gpu, count, si), si.scale)
     if si.scale.nodes > 1:
-        return _size_replicas(s, gpu, count, si)
-    return _size_serve(s, gpu, count, si)
+        return _size_replicas(s, gpu, count, si, si.scale.nodes)
+    return _size_on_one_machine(s, gpu, count, si)
 
 
 def _speed(

@@ -46,11 +46,15 @@ def infra_of(v: ExportView, t: ExportTables) -> tuple[str | None, list[Note]]:
 
 
 def resources(v: ExportView, t: ExportTables, infra: str | None) -> dict[str, Any]:
-    """The resources block: where, which card × how many per machine, spot, disk, port."""
+    """The resources block: where, which card × how many per machine, spot, disk, port. A
+    service of several replicas asks for one replica's devices: SkyPilot Serve gives each
+    replica a machine of its own (where the plan packed several copies on one machine's
+    cards, SkyPilot may rent smaller machines for them)."""
     res: dict[str, Any] = {}
     if infra:
         res["infra"] = infra
-    res["accelerators"] = f"{t.accelerator(v.gpu, infra)}:{v.devices_per_node}"
+    per_machine = v.devices_per_replica if v.kind != "train" and v.replicas > 1 else None
+    res["accelerators"] = f"{t.accelerator(v.gpu, infra)}:{per_machine or v.devices_per_node}"
     res["use_spot"] = v.billing == "spot"
     res["disk_size"] = disk_gb(v, t)
     if v.kind != "train":

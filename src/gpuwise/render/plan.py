@@ -25,10 +25,16 @@ def _risk_words(o: PlanOption) -> str:
 
 
 def _speed_cell(o: PlanOption, training: bool) -> str:
-    """Hours of a training run, or output tokens/s of a served or local model ('—': unknown)."""
+    """Hours of a training run, or output tokens/s of a served or local model ('—': unknown),
+    with the p10–p90 error band in brackets where the catalog has one: '41 (33–47)'."""
     if training:
-        return f"{o.time_hours:,.1f}" if o.time_hours is not None else "—"
-    return f"{o.tokens_per_s:,.0f}" if o.tokens_per_s else "—"
+        value, band, spec = o.time_hours, o.time_hours_band, ",.1f"
+    else:
+        value, band, spec = o.tokens_per_s or None, o.tokens_per_s_band, ",.0f"
+    if value is None:
+        return "—"
+    text = format(value, spec)
+    return f"{text} ({format(band[0], spec)}–{format(band[1], spec)})" if band else text
 
 
 def _hardware(o: PlanOption) -> str:
@@ -148,7 +154,7 @@ def markdown(report: PlanReport) -> str:
     )
     lines.append("|---|---|---|---:|---:|---:|---|")
     for i, o in enumerate(report.options, 1):
-        time = f"{o.time_hours:,.1f}" if o.time_hours is not None else "—"
+        time = _speed_cell(o, True)
         risks = "; ".join(r.text for r in o.risks) or "—"
         lines.append(
             f"| {i} | {_hardware(o)} | {_where(o)} | "

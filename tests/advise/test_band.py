@@ -1,0 +1,150 @@
+"""The plan checks targets and deadlines at the slow end of the estimate's error band
+(advise/margin.py): an option that meets a limit only at the central estimate is flagged, not
+silently passed; the band is shown in the table and in --json."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from types import SimpleNamespace
+from typing import Any, cast
+
+from gpuwise.advise.evaluate import Option, check_constraints
+from gpuwise.advise.margin import hours_band, slow_hours, slow_tokens_per_s, tokens_band
+from gpuwise.advise.plan import Plan, make_plan
+from gpuwise.advise.report import plan_report
+from gpuwise.advise.report_model import PlanOption
+from gpuwise.advise.scenario import Scenario, parse_scenario
+from gpuwise.catalog import load_catalog
+from gpuwise.render.plan import _speed_cell
+
+TODAY = dt.date(2026, 12, 2)
+CAT = load_catalog()
+SERVE = {
+    "workload": {
+        "kind": "serve",
+        "model": "llama3.1:8b",
+        "concurrency": 16,
+        "context": 8192,
+        "prompt_tokens": 1024,
+        "gen_tokens": 256,
+    },
+    "months": 12,
+    "hours_per_day": 24,
+    "region": "global",
+    "currency": "USD",
+}
+TRAIN = {
+    "workload": {
+        "kind": "train",
+        "model": "llama3.2:1b",
+        "mode": "full",
+        "dataset_tokens": 2_000_000_000,
+        "seq_len": 2048,
+        "batch": 8,
+    },
+    "months": 1,
+    "hours_per_day": 24,
+    "region": "global",
+    "currency": "USD",
+}
+
+
+def _plan(data: dict[str, Any]) -> Plan:
+    return make_plan(CAT, parse_scenario(data, "test"), TODAY, fixes=False)
+
+
+def _with(data: dict[str, Any], **workload: Any) -> Scenario:
+    patched = {**data, "workload": {**data["workload"], **workload}}
+    return parse_scenario(patched, "test")
+
+
+def _fresh(o: Option) -> Option:
+    return dataclasses.replace(o, blockers=[], unchecked=[])
+
+
+def _banded(plan: Plan) -> Option:
+    """The first ranked option whose speed has an error band wider than nothing."""
+    for o in plan.options:
+        band = tokens_band(o.sized)
+        if band and band[0] < o.sized.tokens_per_s:
+            return o
+    raise AssertionError("no ranked option carries an error band")
+
+
+def test_target_met_only_at_the_central_estimate_is_a_blocker() -> None:
+    o = _banded(_plan(SERVE))
+    slow, central = slow_tokens_per_s(o.sized), o.sized.tokens_per_s
+    between = _fresh(o)
+    check_constraints(_with(SERVE, target_tokens_per_s=(slow + central) / 2), between, None)
+    assert not between.feasible
+    key, params = between.blockers[0]
+    assert key == "plan.block_throughput_band"
+    assert params["low"] == slow and params["tps"] == central
+    at_slow_end = _fresh(o)
+    check_constraints(_with(SERVE, target_tokens_per_s=slow * 0.99), at_slow_end, None)
+    assert at_slow_end.feasible
+
+
+def test_target_missed_even_at_the_central_estimate_keeps_the_plain_blocker() -> None:
+    o = _fresh(_banded(_plan(SERVE)))
+    check_constraints(_with(SERVE, target_tokens_per_s=o.sized.tokens_per_s * 2), o, None)
+    assert [k for k, _ in o.blockers] == ["plan.block_throughput"]
+
+
+def test_reading_floor_met_only_at_the_central_estimate_is_a_blocker() -> None:
+    o = _banded(_plan(SERVE))
+    floor = (slow_tokens_per_s(o.sized) + o.sized.tokens_per_s) / 2
+    checked = _fresh(o)
+    check_constraints(parse_scenario(SERVE, "test"), checked, None, reading_floor=floor)
+    assert [k for k, _ in checked.blockers] == ["plan.block_reading_speed_band"]
+
+
+def test_deadline_met_only_at_the_central_estimate_is_a_blocker() -> None:
+    plan = _plan(TRAIN)
+    o = next(o for o in plan.options if o.time_hours and hours_band(o.sized, o.time_hours))
+    hours = o.time_hours or 0.0
+    long_end = slow_hours(o.sized, hours)
+    assert long_end > hours
+    days = (hours + long_end) / 2 / 24
+    late = _fresh(o)
+    check_constraints(parse_scenario({**TRAIN, "deadline_days": days}, "test"), late, None)
+    key, params = late.blockers[0]
+    assert key == "plan.block_deadline_band" and params["high"] == long_end
+    in_time = _fresh(o)
+    roomy = {**TRAIN, "deadline_days": long_end * 1.01 / 24}
+    check_constraints(parse_scenario(roomy, "test"), in_time, None)
+    assert in_time.feasible
+
+
+def test_plan_json_and_assumptions_carry_the_band() -> None:
+    plan = _plan(SERVE)
+    report = plan_report(CAT, plan, top=5).model_dump(mode="json")
+    first = report["options"][0]
+    low, high = first["tokens_per_s_band"]
+    assert low <= first["tokens_per_s"] <= high
+    ids = [a["id"] for a in report["assumptions"]]
+    assert "plan.assume_band_speed" in ids  # the reading floor was checked at the slow end
+    trained = plan_report(CAT, _plan({**TRAIN, "deadline_days": 30}), top=3).model_dump(mode="json")
+    short, long = trained["options"][0]["time_hours_band"]
+    assert short <= trained["options"][0]["time_hours"] <= long
+    assert "plan.assume_band_hours" in [a["id"] for a in trained["assumptions"]]
+
+
+def test_no_deadline_means_no_band_assumption_for_training() -> None:
+    report = plan_report(CAT, _plan(TRAIN), top=3).model_dump(mode="json")
+    assert "plan.assume_band_hours" not in [a["id"] for a in report["assumptions"]]
+    assert report["options"][0]["time_hours_band"]  # the table still shows the band
+
+
+def test_speed_cell_shows_the_band_in_brackets() -> None:
+    def option(**fields: object) -> PlanOption:
+        base = {"tokens_per_s_band": None, "time_hours": None, "time_hours_band": None}
+        return cast(PlanOption, SimpleNamespace(**{**base, **fields}))
+
+    served = option(tokens_per_s=41.2, tokens_per_s_band=(33.0, 47.4))
+    assert _speed_cell(served, training=False) == "41 (33–47)"
+    trained = option(tokens_per_s=9e3, time_hours=6.64, time_hours_band=(4.57, 9.44))
+    assert _speed_cell(trained, training=True) == "6.6 (4.6–9.4)"
+    assert _speed_cell(option(tokens_per_s=41.2), training=False) == "41"
+    assert _speed_cell(option(tokens_per_s=0.0), training=False) == "—"
