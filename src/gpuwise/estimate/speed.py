@@ -50,6 +50,11 @@ class Rates:
     only (llama.cpp for one-token steps, vLLM and SGLang for decode batch sizes), so a prompt's
     forward pass pays the eager launch cost of the engine's era without graphs."""
     staging_bytes_per_weight: float = 0.0
+    attention_flops: float | None = None
+    """The rate of a prompt's attention (QKᵀ and attention×V) when it is not the GEMMs' rate:
+    FlashAttention and the engines' own attention kernels multiply 16-bit queries and keys
+    whatever the weights' format, so a W8A8 FP8 model's attention runs at the 16-bit tensor
+    rate, half its GEMMs' peak. None: the same rate as the GEMMs."""
     factors: dict[str, Any] = field(default_factory=dict)
 
 
@@ -138,10 +143,12 @@ def rates(
     ceiling = sc.matmul_fraction(gpu)
     fraction = min(pre.fraction, ceiling)
     flops = peak * fraction
+    attention: float | None = None
     if kind == "fp8" and rate == "fp8":  # W8A8 never runs below the engine's 16-bit GEMMs
         half_peak, half = tensor_peak(gpu, "bf16", sc)
         half_pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), half)
-        flops = max(flops, half_peak * min(half_pre.fraction, ceiling))
+        attention = half_peak * min(half_pre.fraction, ceiling)
+        flops = max(flops, attention)
     deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None
     vector = vector_flops(gpu)
     per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
@@ -153,6 +160,7 @@ def rates(
         prefill_overhead_s_per_layer=over_prefill.ms_per_layer / 1000,
         dequant_s_per_weight=per_weight,
         staging_bytes_per_weight=path.staging_bytes_per_weight,
+        attention_flops=attention,
         factors={
             "bandwidth_fraction": round(dec.bandwidth_fraction, 3),
             "overhead_ms_per_layer": round(over.ms_per_layer, 4),
@@ -335,17 +343,21 @@ class PrefillParts:
     staging: float
     comm: float
     overhead: float
+    attention: float = 0.0
+    """Attention at its own (16-bit) rate, when that is not the GEMMs' (Rates.attention_flops);
+    else its FLOPs are in `compute`."""
 
     @property
     def total(self) -> float:
-        """GEMMs overlap the weight reads; the rest runs in sequence."""
-        return max(self.compute, self.memory) + self.staging + self.comm + self.overhead
+        """GEMMs and attention overlap the weight reads; the rest runs in sequence."""
+        busy = self.compute + self.attention
+        return max(busy, self.memory) + self.staging + self.comm + self.overhead
 
     @property
     def bound(self) -> str:
         """What takes the longest."""
         parts = {
-            "compute": self.compute,
+            "compute": self.compute + self.attention,
             "memory-bandwidth": self.memory + self.staging,
             "interconnect": self.comm,
         }
@@ -363,7 +375,13 @@ def prefill_parts(
     """
     m = r.req.model
     tokens = prompt * batch
-    compute = prefill_work_flops(r, prompt) * batch / r.tp / rt.flops
+    work = prefill_work_flops(r, prompt) * batch / r.tp
+    attention = 0.0
+    if rt.attention_flops:
+        attention_work = prompt * _attention_flops_per_token(r, prompt / 2) * batch / r.tp
+        work -= attention_work
+        attention = attention_work / rt.attention_flops
+    compute = work / rt.flops
     chunk = r.engine.prefill_chunk_tokens or tokens
     chunks = math.ceil(tokens / chunk)
     weights = weight_bytes(m, r.fmt, r.engine.embeddings_on_cpu).total
@@ -377,7 +395,7 @@ def prefill_parts(
         ring = 2 * (r.tp - 1) / r.tp
         comm = 2 * m.layers * tokens * m.hidden_size * 2 * ring / link_bps
     overhead = chunks * m.layers * (rt.prefill_overhead_s_per_layer or rt.overhead_s_per_layer)
-    return PrefillParts(compute, memory, staging, comm, overhead)
+    return PrefillParts(compute, memory, staging, comm, overhead, attention)
 
 
 def prefill_time(

@@ -381,7 +381,10 @@ def implied_prefill_fraction(pc: PreparedCase, sc: SpeedConstants) -> float | No
     compute = measured - parts.staging - parts.comm - parts.overhead
     if compute < sc.fit.compute_share_min * measured or compute <= parts.memory:
         return None
-    return min(1.0, parts.compute / compute)  # parts.compute is the time at the full peak
+    gemm = compute - parts.attention  # attention at its own 16-bit rate (W8A8 FP8)
+    if gemm <= 0:
+        return None
+    return min(1.0, parts.compute / gemm)  # parts.compute is the GEMMs' time at the full peak
 
 
 def implied_train_utilisation(pc: PreparedCase, sc: SpeedConstants) -> float | None:
