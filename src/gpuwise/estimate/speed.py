@@ -78,6 +78,9 @@ class SpeedInputs:
     """Devices in one machine when the job spans several (a rented node, an owned server)."""
     network_gbps_per_node: float | None = None
     """The scale-out network of one machine (Gb/s), shared by its devices across nodes."""
+    moe_expert_loop: bool | None = None
+    """Training a MoE: whether the framework runs the routed experts one at a time (None: the
+    engine's catalog flag; False for grouped-GEMM frameworks such as Megatron)."""
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,8 @@ def implied_train_utilisation(pc: PreparedCase, sc: SpeedConstants) -> float | N
     u = _bisect(lambda x: estimate(x).train_tokens_per_s or 0.0, pc.measured, 1e-3, 1.0)
     est = estimate(u)
     step = est.step_time_s or 0.0
-    compute = step - (est.factors.get("exposed_s", 0.0) + est.factors.get("offload_s", 0.0))
+    spent = ("exposed_s", "offload_s", "expert_loop_s")
+    compute = step - sum(est.factors.get(k, 0.0) for k in spent)
     if step and compute / step < sc.fit.compute_share_min:
         return None
     return u
