@@ -56,3 +56,17 @@ def test_dense_models_and_grouped_gemm_engines_pay_no_loop() -> None:
     assert expert_loop_seconds(_r("qwen3-30b-a3b", engine="unsloth"), SC, inputs) == 0.0
     grouped = SpeedInputs(gpu=A100, moe_expert_loop=False)
     assert expert_loop_seconds(_r("qwen3-30b-a3b"), SC, grouped) == 0.0
+
+
+def test_every_bound_a_speed_estimate_names_is_translated_regression() -> None:
+    """The estimate table prints t(f"bound.{bound}"): the expert loop, dequantization and the
+    per-step overhead were shown as raw ids ("bound.expert-loop")."""
+    from gpuwise.i18n import t
+
+    looped = training_speed(_r("qwen3-30b-a3b"), SC, SpeedInputs(gpu=A100))
+    assert looped.bound == "expert-loop"
+    names = {"memory-bandwidth", "compute", "interconnect", "offload-link", "expert-loop"}
+    names |= {"dequantization", "per-token-overhead"}
+    for name in names:
+        for lang in ("en", "zh"):
+            assert t(f"bound.{name}", lang) != f"bound.{name}"
