@@ -96,6 +96,14 @@ def vector_flops(gpu: Gpu) -> float | None:
     return gpu.tflops.fp32 * 1e12 if gpu.tflops.fp32 else None
 
 
+def half_rate(sc: SpeedConstants, gpu: Gpu, engine: str, backend: str) -> float:
+    """The engine's achieved 16-bit tensor rate on this card: where a W8A8 FP8 model's attention
+    runs, and the floor of its FP8 GEMMs."""
+    half_peak, half = tensor_peak(gpu, "bf16", sc)
+    half_pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), half)
+    return half_peak * min(half_pre.fraction, sc.matmul_fraction(gpu))
+
+
 def rates(
     r: Resolved,
     sc: SpeedConstants,
@@ -128,11 +136,9 @@ def rates(
     ceiling = sc.matmul_fraction(gpu)
     fraction = min(pre.fraction, ceiling)
     flops = peak * fraction
-    attention: float | None = None
+    attention = None
     if kind == "fp8" and rate == "fp8":  # W8A8 never runs below the engine's 16-bit GEMMs
-        half_peak, half = tensor_peak(gpu, "bf16", sc)
-        half_pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), half)
-        attention = half_peak * min(half_pre.fraction, ceiling)
+        attention = half_rate(sc, gpu, engine, backend)
         flops = max(flops, attention)
     deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None
     vector = vector_flops(gpu)
