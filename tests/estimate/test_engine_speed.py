@@ -128,3 +128,19 @@ def test_a_moe_step_reads_more_experts_as_concurrency_grows() -> None:
     assert (
         decode_terms(r, 1024, 1000).weight_bytes <= 1.001 * decode_terms(r, 4096, 1000).weight_bytes
     )
+
+
+def test_fp8_prompt_attention_runs_at_the_16_bit_rate_regression() -> None:
+    """A W8A8 FP8 model's GEMMs run at the FP8 rate but its attention multiplies 16-bit queries
+    and keys: a 32k-token prompt, whose attention is a third of its FLOPs, was priced as if all
+    of it ran at the FP8 rate (GPUStack's FP8 32k-prompt runs on H100 +66 to +122%)."""
+    gpu = CAT.gpu_by_id("h100-sxm")
+    r = _r("qwen3-14b", "vllm", quant="fp8", context=32_768, prompt_tokens=32_000)
+    shipped = rates(r, SC, gpu)
+    assert shipped.attention_flops is not None and shipped.attention_flops <= shipped.flops
+    rt = dataclasses.replace(shipped, flops=2 * shipped.attention_flops)  # GEMMs at FP8 speed
+    long_s, _ = prefill_time(r, rt, 32_000)
+    all_fp8_s, _ = prefill_time(r, dataclasses.replace(rt, attention_flops=None), 32_000)
+    assert long_s > all_fp8_s * 1.1
+    bf16 = rates(_r("qwen3-14b", "vllm"), SC, gpu)
+    assert bf16.attention_flops is None  # 16-bit GEMMs: attention at the same rate

@@ -83,6 +83,11 @@ class Engine(Sourced):
     embeddings_on_cpu: bool = False
     prefill_chunk_tokens: int | None = Field(default=None, gt=0)
     moe_tile_tokens: int | None = Field(default=None, gt=0)
+    moe_expert_loop: bool = False
+    """Training runs a MoE's routed experts one at a time (Hugging Face transformers' modeling
+    code keeps each expert an nn.Module in a list and loops over the experts a batch routes to),
+    so every expert of every MoE layer costs its own kernel launches in every pass, where grouped
+    GEMM kernels (Megatron, fused MoE) run all of a layer's experts in a few launches."""
     logits_last_token_only: bool = True
     chunked_cross_entropy: bool = False
     norm_fp32_upcast: bool = True

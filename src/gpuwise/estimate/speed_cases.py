@@ -33,6 +33,8 @@ from gpuwise.estimate.speed_constants import (
 
 _ENGINES = {"other": "transformers", "mlx": "mlx"}
 _QUANTS = {"q4_k_s": "q4_k_m"}
+_MOE_KERNELS = {"grouped": False, "loop": True}
+"""A case's `moe_kernels`: grouped GEMMs (Megatron) or Hugging Face's loop over experts."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ def prepare_case(
         enforce_eager=bool(case.get("enforce_eager", False)),
         model_parallel=int(case.get("tensor_parallel", 1)) * int(case.get("pipeline_parallel", 1)),
         expert_parallel=int(case.get("expert_parallel", 1)),
+        moe_expert_loop=_MOE_KERNELS.get(str(case.get("moe_kernels"))),
     )
     return PreparedCase(case, resolve(req, mc), inputs)
 
