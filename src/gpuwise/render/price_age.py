@@ -20,8 +20,9 @@ def render_price_ages(console: Console, rows: list[ProviderPriceAge], today: str
     first, then a line on how to read it."""
     table = Table(title=t("prices.age.title", today=today), title_justify="left")
     for key in ("provider", "offers", "oldest", "median", "newest", "old", "undated"):
-        justify = "left" if key == "provider" else "right"
-        table.add_column(t(f"prices.age.col_{key}"), justify=justify)
+        table.add_column(
+            t(f"prices.age.col_{key}"), justify="left" if key == "provider" else "right"
+        )
     for r in rows:
         table.add_row(
             r.provider,
