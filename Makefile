@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean browser
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,7 +15,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@$(BIN)/gpuwise plan --example
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium (Playwright cannot download its own browser here);
+# installed with apt where we may, otherwise those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	  || echo "chromium is not installed: the browser tests will be skipped"
+
+test: $(STAMP) browser
 	@$(BIN)/ruff check src tests benchmarks
 	@$(BIN)/mypy
 	@$(BIN)/python -m pytest
@@ -30,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/calibrate_speed.py --check
 	$(BIN)/python benchmarks/speed_accuracy.py
 	$(BIN)/python benchmarks/plan_speed.py
+	$(BIN)/python benchmarks/web_speed.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

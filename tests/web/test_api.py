@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import WEB_EXTRA
+from tests.web.conftest import BASE, WEB_EXTRA
 
 pytest.importorskip("fastapi", reason=WEB_EXTRA)
 pytest.importorskip("httpx", reason=WEB_EXTRA)
@@ -181,3 +181,27 @@ def test_openapi_lists_every_call(client: Any) -> None:
     } <= paths
     assert all(p.startswith("/api/") for p in paths)  # the pages are not API
     assert client.get("/docs").status_code == 404  # Swagger UI would load a CDN
+
+
+def test_a_browser_posting_its_own_form_is_let_in_and_other_sites_are_not(client: Any) -> None:
+    """Regression: under `Referrer-Policy: no-referrer` Chromium posted the plan form with
+    `Origin: null` and the page refused its own form; the policy is now `same-origin`, and the
+    browser's `Sec-Fetch-Site` refuses what `Origin` alone would not."""
+    r = client.get("/plan")
+    assert r.headers["referrer-policy"] == "same-origin"
+    own = {"origin": BASE, "sec-fetch-site": "same-origin"}
+    assert client.post("/plan", data={"persona": "example"}, headers=own).status_code == 200
+    for headers in (
+        {"origin": "null"},
+        {"origin": BASE, "sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": "same-site"},  # another port on this host is another site's page
+    ):
+        assert client.post("/plan", data={"persona": "example"}, headers=headers).status_code == 403
+
+
+def test_forms_keep_the_language_of_the_page(client: Any) -> None:
+    """A page opened with ?lang=zh answers its own form in Chinese (no cookie set yet)."""
+    plan = client.get("/plan?lang=zh").text
+    assert 'action="/plan?lang=zh"' in plan
+    offers = client.get("/offers?lang=zh").text
+    assert 'name="lang" value="zh"' in offers

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuwise.i18n import LANGS, Lang, t
+from gpuwise.i18n import LANGS, Lang, get_lang, t
 from gpuwise.web.html import Child, Markup, el, join
 
 COOKIE = "gpuwise_lang"
@@ -135,3 +135,14 @@ def currency_select(value: str | None, lang: Lang) -> Markup:
     """CNY / USD / EUR, defaulting to the language's currency."""
     chosen = value or default_currency(lang)
     return select("currency", chosen, [(c, c) for c in CURRENCIES])
+
+
+def form(method: str, action: str, attrs: dict[str, object], *children: Child) -> Markup:
+    """A form that keeps the page's language: a page opened with `?lang=zh` (no cookie yet)
+    must answer its own form in Chinese too. A POST keeps it in the address; a GET form's
+    address is replaced by its fields, so there it travels as a hidden field."""
+    lang = get_lang()
+    if method == "post":
+        return el("form", {"method": method, "action": f"{action}?lang={lang}", **attrs}, *children)
+    kept = el("input", {"type": "hidden", "name": "lang", "value": lang})
+    return el("form", {"method": method, "action": action, **attrs}, kept, *children)

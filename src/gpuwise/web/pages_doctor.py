@@ -14,7 +14,7 @@ from gpuwise.i18n import Lang, t
 from gpuwise.service.requests import PASTE_MAX_BYTES, DoctorPasteRequest
 from gpuwise.web.forms import build, in_lang, parse_form
 from gpuwise.web.html import Markup, el, join
-from gpuwise.web.layout import document, error_box, request_lang
+from gpuwise.web.layout import document, error_box, form, request_lang
 
 router = APIRouter(include_in_schema=False)
 LEVEL_ORDER = {"error": 0, "warn": 1, "warning": 1, "info": 2, "ok": 3}
@@ -66,9 +66,10 @@ def findings_view(report: dict[str, Any]) -> Markup:
 
 
 def _page(lang: Lang, text: str, body: Markup, error: str | None) -> str:
-    form = el(
-        "form",
-        {"method": "post", "action": "/doctor"},
+    the_form = form(
+        "post",
+        "/doctor",
+        {},
         el(
             "label",
             {"class": "wide"},
@@ -87,7 +88,7 @@ def _page(lang: Lang, text: str, body: Markup, error: str | None) -> str:
         t("web.nav_doctor"),
         el("p", {}, t("web.doctor_intro")),
         error_box(error),
-        form,
+        the_form,
         body,
     )
 

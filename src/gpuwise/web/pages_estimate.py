@@ -14,7 +14,7 @@ from gpuwise.i18n import Lang, t
 from gpuwise.service.requests import EstimateRequest, FitRequest
 from gpuwise.web.forms import build, in_lang
 from gpuwise.web.html import Markup, el, join
-from gpuwise.web.layout import document, error_box, field, request_lang, select, text_input
+from gpuwise.web.layout import document, error_box, field, form, request_lang, select, text_input
 
 router = APIRouter(include_in_schema=False)
 MODES = ("inference", "full", "lora", "qlora", "freeze")
@@ -33,9 +33,10 @@ def job_form(page: str, v: dict[str, str], extra: list[tuple[str, str]]) -> Mark
     boxes = [
         field(t(f"web.f_{n}"), text_input(n, v.get(n), hint)) for n, hint in (*JOB_FIELDS, *extra)
     ]
-    return el(
-        "form",
-        {"method": "get", "action": f"/{page}", "class": "grid"},
+    return form(
+        "get",
+        f"/{page}",
+        {"class": "grid"},
         boxes[0],
         field(t("web.f_mode"), select("mode", v.get("mode", "inference"), modes)),
         *boxes[1:],

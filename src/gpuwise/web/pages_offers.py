@@ -15,7 +15,15 @@ from gpuwise.i18n import Lang, get_lang, t
 from gpuwise.service.requests import OffersRequest
 from gpuwise.web.forms import build, in_lang
 from gpuwise.web.html import Markup, el, join
-from gpuwise.web.layout import currency_select, document, error_box, field, request_lang, text_input
+from gpuwise.web.layout import (
+    currency_select,
+    document,
+    error_box,
+    field,
+    form,
+    request_lang,
+    text_input,
+)
 
 router = APIRouter(include_in_schema=False)
 SORTS = ("per_gpu_hour", "provider", "gpu", "billing", "age")
@@ -137,9 +145,10 @@ def _render(v: dict[str, str], lang: Lang) -> tuple[str, int]:
     except UserError as exc:
         error, status = exc.render(), 400
     boxes = [field(t(f"web.f_{n}"), text_input(n, v.get(n), hint)) for n, hint in FILTERS]
-    form = el(
-        "form",
-        {"method": "get", "action": "/offers", "class": "grid"},
+    the_form = form(
+        "get",
+        "/offers",
+        {"class": "grid"},
         *boxes,
         field(t("web.f_currency"), currency_select(v.get("currency"), lang)),
         el("button", {"type": "submit"}, t("web.offers_submit")),
@@ -150,7 +159,7 @@ def _render(v: dict[str, str], lang: Lang) -> tuple[str, int]:
         t("web.nav_offers"),
         el("p", {}, t("web.offers_intro")),
         error_box(error),
-        form,
+        the_form,
         body,
     )
     return page, status

@@ -21,6 +21,7 @@ from gpuwise.web.layout import (
     document,
     error_box,
     field,
+    form,
     request_lang,
     safe_next,
     select,
@@ -60,9 +61,10 @@ def plan_form(v: dict[str, str], lang: Lang) -> Markup:
     boxes = [
         field(t(f"web.f_{name}"), text_input(name, v.get(name), hint)) for name, hint in TEXT_FIELDS
     ]
-    return el(
-        "form",
-        {"method": "post", "action": "/plan", "class": "grid"},
+    return form(
+        "post",
+        "/plan",
+        {"class": "grid"},
         field(t("web.f_persona"), select("persona", v.get("persona", "example"), personas)),
         field(t("web.f_workload"), select("workload", v.get("workload"), kinds)),
         field(t("web.f_mode"), select("mode", v.get("mode"), modes)),
@@ -186,9 +188,10 @@ def _downloads(v: dict[str, str]) -> Markup:
         for k, val in v.items()
         if k != "format"
     ]
-    return el(
-        "form",
-        {"method": "post", "action": "/plan/download", "class": "downloads"},
+    return form(
+        "post",
+        "/plan/download",
+        {"class": "downloads"},
         *hidden,
         el("button", {"type": "submit", "name": "format", "value": "md"}, t("web.download_md")),
         el("button", {"type": "submit", "name": "format", "value": "json"}, t("web.download_json")),
