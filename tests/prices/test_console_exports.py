@@ -197,3 +197,39 @@ def test_offers_import_takes_the_tencent_table(cli, tmp_path: Path) -> None:  # 
     mine = {r["billing"]: r for r in rows if r["instance"].startswith("GN8.3XLARGE112-mine")}
     assert set(mine) == {"monthly", "on-demand"} and mine["on-demand"]["origin"] == "user"
     assert mine["on-demand"]["price"]["amount"] == 24.71 and mine["monthly"]["gpu_count"] == 2
+
+
+def test_offers_import_takes_a_console_export_without_provider_column(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A console export is one cloud's own list and has no 厂商 column: `--provider` names it
+    once (issue 29 item 4: "let `offers import` take the console's export as is"); a row that
+    names its own provider keeps it, and without `--provider` the missing column is one line."""
+    src = tmp_path / "aliyun-export.csv"
+    src.write_text(
+        "\ufeff实例规格,GPU 类型,GPU 数量,付费类型,官网价,单价单位,地域\n"
+        "ecs.gn8v-8x.48xlarge,H20,8,按量付费,88.5,元/小时,cn-beijing\n",
+        encoding="utf-8",
+    )
+    bare = cli("offers", "import", str(src))
+    assert bare.code == 2 and "provider" in bare.err and "Traceback" not in bare.err
+    res = cli("offers", "import", str(src), "--provider", "阿里云", "--json")
+    assert res.code == 0, res.err
+    rows = cli("offers", "--provider", "alibaba", "--currency", "CNY", "--json").json()["offers"]
+    [mine] = [r for r in rows if r["origin"] == "user"]
+    assert mine["instance"] == "ecs.gn8v-8x.48xlarge" and mine["price"]["amount"] == 88.5
+    assert mine["gpu_count"] == 8 and mine["billing"] == "on-demand"
+
+
+def test_import_provider_flag_fills_only_rows_without_one(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "mixed.csv"
+    src.write_text(
+        "厂商,实例规格,显卡,卡数,按量计费（元/小时）\n"
+        ",ecs.gn7i-mine,A10,1,9.9\n"
+        "腾讯云,GN7.mine,T4,1,8.8\n",
+        encoding="utf-8",
+    )
+    res = cli("offers", "import", str(src), "--provider", "alibaba", "--json")
+    assert res.code == 0, res.err
+    ali = cli("offers", "--provider", "alibaba", "--json").json()["offers"]
+    ten = cli("offers", "--provider", "tencent", "--json").json()["offers"]
+    assert [r["instance"] for r in ali if r["origin"] == "user"] == ["ecs.gn7i-mine"]
+    assert [r["instance"] for r in ten if r["origin"] == "user"] == ["GN7.mine"]

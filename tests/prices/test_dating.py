@@ -59,7 +59,10 @@ def test_staleness_is_judged_on_the_published_date() -> None:
         o for o in cat.offers if o.provider == "alibaba" or o.source == "tencent-gpu-price-overview"
     )
     when = offer_price_dates(cat, old, old.prices[0])
-    assert when.retrieved == TODAY and when.published != TODAY
+    # read this week (2026-12-02 for the Tencent list, 2026-12-05 for the Alibaba 2023 list),
+    # published long before: the age comes from `published`, not from when it was read
+    assert when.retrieved is not None and when.retrieved >= TODAY
+    assert when.published != when.retrieved
 
 
 def test_marks_in_offers_text_and_json(cli) -> None:  # type: ignore[no-untyped-def]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from gpuwise.i18n import t
+
+if TYPE_CHECKING:
+    from gpuwise.catalog.price_age import ProviderPriceAge
 
 
 def register(app: typer.Typer) -> None:
@@ -32,8 +36,19 @@ def register(app: typer.Typer) -> None:
         from gpuwise.render import out
 
         state = store.read_state()
+        today, ages = _catalog_ages()
         if as_json:
-            out.emit_json({"folder": str(store.root()), "feeds": state})
+            out.emit_json(
+                {
+                    "folder": str(store.root()),
+                    "feeds": state,
+                    "catalog_age": {
+                        "today": today.isoformat(),
+                        "old_after_days": _old_after_days(),
+                        "providers": [a.as_dict() for a in ages],
+                    },
+                }
+            )
             return
         console = out.console()
         console.print(t("prices.folder", path=str(store.root())))
@@ -41,8 +56,27 @@ def register(app: typer.Typer) -> None:
             console.print(t("prices.never"))
         for feed, s in sorted(state.items()):
             console.print(_line(s if isinstance(s, dict) else {"feed": feed}))
+        from gpuwise.render.price_age import render_price_ages
+
+        console.print()
+        render_price_ages(console, ages, today.isoformat())
 
     app.add_typer(group, name="prices")
+
+
+def _catalog_ages() -> tuple[dt.date, list[ProviderPriceAge]]:
+    """Today and the built-in catalog's price ages per provider (issue 29 item 6)."""
+    from gpuwise.catalog import load_catalog
+    from gpuwise.catalog.price_age import provider_price_ages
+
+    today = dt.date.today()
+    return today, provider_price_ages(load_catalog(), today)
+
+
+def _old_after_days() -> int:
+    from gpuwise.catalog.price_age import OLD_AFTER_DAYS
+
+    return OLD_AFTER_DAYS
 
 
 def _feeds(source: str | None, skypilot: bool) -> list[str]:
@@ -75,8 +109,6 @@ def _refresh(
     """Refresh; the exit code says whether it did what was asked: 0 when every feed asked for
     was read (or skipped with --offline), 1 when one could not be (the line on stderr says
     which; the previous prices stay), 2 when the SkyPilot file given is unusable."""
-    import datetime as dt
-
     from gpuwise.catalog import load_catalog
     from gpuwise.errors import UserError
     from gpuwise.prices.refresh import Env, SkyPilotFile, refresh, skypilot_cloud

@@ -57,9 +57,10 @@ def register_quotes(group: typer.Typer) -> None:
         new_provider: bool = typer.Option(
             False, "--new-provider", help=t("prices.opt_import_new_provider")
         ),
+        provider: str = typer.Option(None, "--provider", help=t("prices.opt_import_provider")),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
     ) -> None:
-        _import(file, new_provider, as_json)
+        _import(file, new_provider, as_json, provider)
 
 
 def _ask_missing(row: dict[str, Any]) -> None:
@@ -102,7 +103,10 @@ def _add(row: dict[str, Any], new_provider: bool, as_json: bool) -> None:
 IMPORT_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".json": "json", ".toml": "toml"}
 
 
-def _import(file: Path, new_provider: bool, as_json: bool) -> None:
+def _import(file: Path, new_provider: bool, as_json: bool, provider: str | None = None) -> None:
+    """Import a price list. `provider` fills the provider of rows that name none, so that a
+    console's export (which has no 厂商 column: it is one cloud's own list) is read as is;
+    a row that names its provider keeps it."""
     import datetime as dt
 
     from gpuwise.catalog import load_catalog
@@ -116,6 +120,8 @@ def _import(file: Path, new_provider: bool, as_json: bool) -> None:
     now = dt.datetime.now()
     quotes = []
     for line, raw in rows.rows:
+        if provider and not str(raw.get("provider") or "").strip():
+            raw = {**raw, "provider": provider}
         try:
             quotes.append(quote_from_row(cat, line, raw, now.date(), rows.decimal, new_provider))
         except UserError as exc:
