@@ -40,7 +40,9 @@ def answer(plan: Plan) -> str:
     else:
         assert c.provider and c.offer
         where = f"{c.provider.id} {c.offer.instance} ({c.billing})"
-    return f"{plan.answers['buy_or_rent']}: {what}, {where}, {o.sized.quant}"
+    if o.sized.replicas > 1:
+        what += f" ({o.sized.replicas} copies)"
+    return f"{plan.answers.buy_or_rent}: {what}, {where}, {o.sized.quant}"
 
 
 def agrees(case: dict[str, Any], plan: Plan) -> bool:

@@ -195,3 +195,30 @@ def test_a_service_on_several_owned_cards_runs_a_copy_per_card_when_that_meets_t
     assert several, "more owned P40s were dropped as not faster"
     for o in several:  # each copy on one card: nothing crosses PCIe
         assert o.sized.replicas == o.candidate.count and o.sized.strategy == "none"
+
+
+def test_a_public_api_is_not_answered_with_a_machine_at_home_or_in_an_office() -> None:
+    """Regression: a company's 24/7 public API was answered "buy 4 × T4" (a data-centre card,
+    so no licence risk) to sit in its office: an office has no redundant power or network and
+    nobody on call. Owned machines at home or in an office rank after data-centre rentals for a
+    public API; in a data centre (site: datacenter) they compete on price again."""
+    data: dict[str, Any] = {
+        "workload": {
+            "kind": "serve",
+            "model": "llama3.1:8b",
+            "concurrency": 16,
+            "context": 8192,
+            "target_tokens_per_s": 300,
+        },
+        "months": 12,
+        "hours_per_day": 24,
+        "region": "us",
+        "currency": "USD",
+        "entity": "company",
+        "public_api": True,
+    }
+    cat = load_catalog()
+    top = make_plan(cat, parse_scenario(data, "test"), TODAY).options[0]
+    assert top.candidate.kind == "rent"
+    colocated = make_plan(cat, parse_scenario({**data, "site": "datacenter"}, "test"), TODAY)
+    assert any(o.candidate.kind == "own" for o in colocated.options[:3])

@@ -7,8 +7,8 @@ office gives a public API none of what an uptime promise rests on (redundant pow
 network, cooling, someone on call). So a consumer NVIDIA card bought or owned for a public
 API, or placed in a data centre, carries the licence risk, and any owned machine at home or
 in an office serving the public carries the uptime risk. For a public API the ranking prefers
-a data-centre rental or a workstation / data-centre card to a GeForce card (plan._rank_key);
-the card itself is not dropped, since its owner may accept the risk.
+a data-centre rental, or a workstation / data-centre card in a server room or data centre, to
+either (plan._rank_key); the option itself is not dropped, since its owner may accept the risk.
 """
 
 from __future__ import annotations
@@ -39,9 +39,13 @@ def licence_at_risk(s: Scenario, o: Option) -> bool:
 
 
 def unfit_for_public_service(s: Scenario, o: Option) -> bool:
-    """An owned or bought GeForce card behind a public API: ranked after the options without
-    that licence risk (a rental, a workstation or data-centre card)."""
-    return s.public_api and licence_at_risk(s, o)
+    """An owned or bought machine behind a public API that either runs a GeForce card (the
+    licence) or sits at home or in an office (no uptime): ranked after the options without
+    those risks (a data-centre rental, or a non-GeForce card in a server room or data centre).
+    An expert would not sign a public service on either, whatever it saves."""
+    if not s.public_api or o.candidate.kind != "own":
+        return False
+    return licence_at_risk(s, o) or s.owned_site() in HOME_SITES
 
 
 def site_risks(s: Scenario, o: Option) -> None:
