@@ -1,5 +1,4 @@
-"""`nvcc --version` output: the CUDA toolkit release (pure).
-"""
+"""`nvcc --version` output: the CUDA toolkit release (pure)."""
 
 from __future__ import annotations
 

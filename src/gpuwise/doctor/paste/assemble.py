@@ -41,6 +41,8 @@ FINDERS = (
     tools.find,
     errors.find,
 )
+
+
 @dataclass
 class Pasted:
     """Facts by probe name, and for each probe the blocks its facts came from."""
