@@ -25,7 +25,7 @@ browser:
 test: $(STAMP) browser
 	@$(BIN)/ruff check src tests benchmarks
 	@$(BIN)/mypy
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest -n auto  # one worker per core (tests/README: each test is independent)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
