@@ -64,11 +64,7 @@ def _names(inp: Inputs) -> dict[str, str]:
         if d.get("capability")
     }
     names.update(
-        {
-            str(g["compute_capability"]): str(g.get("name", ""))
-            for g in nvidia_gpus(inp.facts)
-            if g.get("compute_capability")
-        }
+        {g.compute_capability: g.name for g in nvidia_gpus(inp.facts) if g.compute_capability}
     )
     return names
 
