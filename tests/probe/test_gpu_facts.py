@@ -7,20 +7,29 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
 
 from gpuwise.doctor.paste.smi import find_query, parse_table
-from gpuwise.parse.gpu_facts import GpuProcess, NvidiaGpu, gpus_from_facts
+from gpuwise.parse.gpu_facts import (
+    GpuProcess,
+    NvidiaGpu,
+    TorchDevice,
+    gpus_from_facts,
+    torch_devices_from_facts,
+)
 from gpuwise.parse.nvidia_smi import parse_nvidia_smi_xml
 from gpuwise.parse.result import Found
-from gpuwise.parse.view import Facts, capabilities, nvidia_gpus
+from gpuwise.parse.view import Facts, capabilities, nvidia_gpus, torch_devices
+from gpuwise.probe._torch_child import devices
 from gpuwise.probe.context import ProbeContext
 from gpuwise.probe.nvml import probe_nvml
 from tests.probe.support import FIXTURES
 from tests.probe.test_nvml import fake_pynvml
 
+DEVICE_FIELDS = {f.name for f in dataclasses.fields(TorchDevice)}
 GPU_FIELDS = {f.name for f in dataclasses.fields(NvidiaGpu)}
 PROCESS_FIELDS = {f.name for f in dataclasses.fields(GpuProcess)}
 TABLE = """\
@@ -93,3 +102,35 @@ def test_nvml_is_preferred_over_nvidia_smi_and_capabilities_read_the_typed_field
     }
     assert [g.name for g in nvidia_gpus(facts)] == ["A"]
     assert capabilities(facts) == ["9.0"]
+
+
+def test_every_key_the_torch_child_writes_for_a_device_is_a_field() -> None:
+    props = types.SimpleNamespace(
+        name="AMD Instinct MI300X",
+        major=9,
+        minor=4,
+        total_memory=192 * 2**30,
+        gcnArchName="gfx942:sramecc+:xnack-",
+    )
+    cuda = types.SimpleNamespace(device_count=lambda: 1, get_device_properties=lambda i: props)
+    raw = devices(types.SimpleNamespace(cuda=cuda))
+    assert {k for d in raw for k in d} <= DEVICE_FIELDS
+    (device,) = torch_devices_from_facts(raw)
+    assert device == TorchDevice(
+        0, "AMD Instinct MI300X", "9.4", None, 192 * 2**30, raw[0]["gcn_arch"]
+    )
+
+
+def test_pytorch_devices_give_the_capabilities_when_no_driver_lists_gpus() -> None:
+    facts: Facts = {
+        "torch": Found(
+            {
+                "torch": {
+                    "devices": [{"name": "NVIDIA GeForce RTX 5090", "capability": "12.0"}, "junk"]
+                }
+            }
+        )
+    }
+    assert [d.name for d in torch_devices(facts)] == ["NVIDIA GeForce RTX 5090"]
+    assert capabilities(facts) == ["12.0"]
+    assert torch_devices({}) == []

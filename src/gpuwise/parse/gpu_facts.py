@@ -151,3 +151,36 @@ def gpus_from_facts(raw: Any) -> list[NvidiaGpu]:
     if not isinstance(raw, list | tuple):
         return []
     return [NvidiaGpu.from_facts(g) for g in raw if isinstance(g, Mapping)]
+
+
+@dataclass(frozen=True)
+class TorchDevice:
+    """A GPU as PyTorch reported it (live: torch.cuda.get_device_properties; pasted: a
+    traceback naming the card, or the names collect_env lists with their capability from
+    the catalog, then `capability_from` is "name"). `gcn_arch` is an AMD GPU's gfx target."""
+
+    index: int | None = None
+    name: str = ""
+    capability: str | None = None
+    capability_from: str | None = None
+    total_memory_bytes: int | None = None
+    gcn_arch: str | None = None
+
+    @classmethod
+    def from_facts(cls, raw: Mapping[str, Any]) -> TorchDevice:
+        """From one entry of the PyTorch facts' `devices` list."""
+        return cls(
+            index=_int(raw.get("index")),
+            name=str(raw.get("name") or ""),
+            capability=_text(raw.get("capability")) or None,
+            capability_from=_text(raw.get("capability_from")),
+            total_memory_bytes=_int(raw.get("total_memory_bytes")),
+            gcn_arch=_text(raw.get("gcn_arch")) or None,
+        )
+
+
+def torch_devices_from_facts(raw: Any) -> list[TorchDevice]:
+    """The typed devices of the PyTorch facts' `devices` list (non-mappings skipped)."""
+    if not isinstance(raw, list | tuple):
+        return []
+    return [TorchDevice.from_facts(d) for d in raw if isinstance(d, Mapping)]
