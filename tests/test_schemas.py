@@ -89,3 +89,23 @@ def test_doctor_from_json_reads_back_as_its_model(cli: Any) -> None:
     report = DoctorReport.model_validate(data)
     assert report.mode == "paste" and report.paste is not None and report.paste.blocks
     assert report.findings and r.code == report.exit_code
+
+
+def test_doctor_facts_are_typed_outcomes_with_the_as_dict_keys() -> None:
+    """Each probe's outcome in the doctor report is a ProbeOutcome whose JSON has exactly the
+    keys parse/result.as_dict writes: `seconds` for a timed-out probe only."""
+    from gpuwise.catalog.compat import CompatTables
+    from gpuwise.doctor.report import make_report
+    from gpuwise.doctor.report_model import ProbeOutcome
+    from gpuwise.parse.result import Found, ProbeResult, TimedOut, as_dict
+
+    facts: dict[str, ProbeResult] = {
+        "nvml": Found({"driver_version": "550.54.14", "cuda_version": "12.4", "gpus": []}),
+        "kernel": TimedOut(9.5),
+    }
+    report = make_report(facts, CompatTables(), elapsed_s=0.1)
+    assert all(isinstance(o, ProbeOutcome) for o in report.facts.values())
+    assert report.facts["kernel"].status == "timeout" and report.facts["kernel"].seconds == 9.5
+    dumped = report.model_dump(mode="json")["facts"]
+    assert dumped == {name: as_dict(r) for name, r in facts.items()}
+    assert "seconds" not in dumped["nvml"]

@@ -8,14 +8,23 @@ every card it lists (catalog.compat.CompatTables.cc_of_name). Pure: it edits the
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpuwise.catalog.compat import CompatTables
-from gpuwise.parse.view import Facts, any_facts, capabilities, nvidia_gpus
+from gpuwise.parse.view import Facts, any_facts, capabilities, found
+
+
+def _listed_gpus(facts: Facts) -> list[dict[str, Any]]:
+    """The GPU entries of the facts themselves (NVML's, else nvidia-smi's), to edit in place;
+    the rules read the typed copies `parse.view.nvidia_gpus` makes from them afterwards."""
+    raw = found(facts, "nvml").get("gpus") or found(facts, "nvidia_smi").get("gpus") or []
+    return [g for g in raw if isinstance(g, dict)]
 
 
 def fill_capabilities(facts: Facts, tables: CompatTables) -> None:
     """Add `compute_capability` to listed NVIDIA GPUs the catalog knows by name; when no GPU is
     listed but PyTorch named some, add them as PyTorch devices with their capability."""
-    for gpu in nvidia_gpus(facts):
+    for gpu in _listed_gpus(facts):
         if not gpu.get("compute_capability"):
             cc = tables.cc_of_name(str(gpu.get("name") or ""))
             if cc:

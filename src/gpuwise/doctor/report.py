@@ -8,7 +8,7 @@ from gpuwise.doctor.engine import diagnose
 from gpuwise.doctor.gpu_names import fill_capabilities
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import exit_code
-from gpuwise.doctor.report_model import DoctorReport, FindingEntry, SummaryRow
+from gpuwise.doctor.report_model import DoctorReport, FindingEntry, ProbeOutcome, SummaryRow
 from gpuwise.doctor.summary import summary
 from gpuwise.parse.result import as_dict
 from gpuwise.parse.view import Facts
@@ -24,7 +24,7 @@ def make_report(
     return DoctorReport(
         summary=[SummaryRow(**row) for row in summary(facts, shown)],
         findings=[FindingEntry(**f) for f in shown],
-        facts={name: as_dict(r) for name, r in facts.items()},
+        facts={name: ProbeOutcome(**as_dict(r)) for name, r in facts.items()},
         sources=tables.sources,
         exit_code=exit_code(findings),
         elapsed_s=round(elapsed_s, 2),

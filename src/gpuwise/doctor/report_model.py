@@ -1,9 +1,10 @@
 """The `gpuwise doctor --json` document (and `doctor --from … --json`) as types
 (docs/schemas/doctor.json).
 
-The findings, the summary rows and what a paste showed are typed; `facts` stays a mapping of
-each probe's outcome as parse/result.as_dict states it: its shape is the probe facts contract,
-one per probe (see docs/architecture.md, *Known debts*).
+The findings, the summary rows, what a paste showed and each probe's outcome (status, reason,
+detail, seconds) are typed; what a probe saw (`facts.<probe>.facts`) stays a mapping whose keys
+are each probe's own (see docs/architecture.md, *Known debts*). The NVIDIA GPUs in it are read
+by the rules as parse/gpu_facts.NvidiaGpu.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from gpuwise.documents import Frozen, Sparse
+from gpuwise.parse.result import Status
 
 Level = Literal["ok", "info", "warn", "error"]
 
@@ -35,7 +37,7 @@ class SummaryRow(Frozen):
     probe: str
     row: str
     label: str
-    status: str = Field(description="found | missing | failed | timeout")
+    status: Status
     verdict: Level | None
     value: str
 
@@ -55,6 +57,18 @@ class PasteInfo(Frozen):
     missing: list[MissingFact]
 
 
+class ProbeOutcome(Sparse):
+    """One probe's result as parse/result.as_dict writes it; `seconds` only when it timed out."""
+
+    OMIT_WHEN_NONE = frozenset({"seconds"})
+
+    status: Status
+    reason: str = Field(description="machine-readable code: not_installed, timeout, …")
+    detail: str = Field(description="the first line of what the tool said")
+    facts: dict[str, Any] = Field(description="what the probe saw; keys are the probe's own")
+    seconds: float | None = Field(default=None, description="how long it was waited for")
+
+
 class DoctorReport(Sparse):
     """`gpuwise doctor --json`; a pasted report adds `mode` and `paste`."""
 
@@ -63,7 +77,7 @@ class DoctorReport(Sparse):
     mode: Literal["paste"] | None = None
     summary: list[SummaryRow]
     findings: list[FindingEntry]
-    facts: dict[str, dict[str, Any]]
+    facts: dict[str, ProbeOutcome] = Field(description="probe name → its outcome")
     paste: PasteInfo | None = None
     sources: dict[str, str] = Field(description="source id → URL of the compatibility tables")
     exit_code: int

@@ -20,7 +20,13 @@ from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.wheel_advice import advice_for, wheel_params
-from gpuwise.parse.view import capabilities, driver_version, nvidia_gpus, torch_info
+from gpuwise.parse.view import (
+    capabilities,
+    driver_version,
+    nvidia_gpus,
+    torch_devices,
+    torch_info,
+)
 
 ARCH_QUERY = 'python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"'
 
@@ -57,18 +63,9 @@ def driver_knows_gpu(inp: Inputs) -> list[Finding]:
 
 def _names(inp: Inputs) -> dict[str, str]:
     """Compute capability → a GPU name, from the driver's list and PyTorch's devices."""
-    tt = torch_info(inp.facts)
-    names = {
-        str(d.get("capability")): str(d.get("name", ""))
-        for d in tt.get("devices") or []
-        if d.get("capability")
-    }
+    names = {d.capability: d.name for d in torch_devices(inp.facts) if d.capability}
     names.update(
-        {
-            str(g["compute_capability"]): str(g.get("name", ""))
-            for g in nvidia_gpus(inp.facts)
-            if g.get("compute_capability")
-        }
+        {g.compute_capability: g.name for g in nvidia_gpus(inp.facts) if g.compute_capability}
     )
     return names
 

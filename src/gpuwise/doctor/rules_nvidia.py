@@ -16,6 +16,7 @@ from gpuwise.doctor import fixes
 from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding, Level
 from gpuwise.doctor.policy import GIB, HELD_MEMORY_FRACTION
+from gpuwise.parse.gpu_facts import GpuProcess, NvidiaGpu
 from gpuwise.parse.result import Failed, Found, Missing, TimedOut
 from gpuwise.parse.view import (
     driver_max_cuda,
@@ -253,8 +254,8 @@ def _zero_gpus(inp: Inputs, driver: str, on_bus: int) -> Finding:
     return Finding("nvidia.zero_gpus", "error", params, cmds)
 
 
-def _ok(inp: Inputs, gpus: list[dict[str, Any]], driver: str) -> Finding:
-    names = sorted({str(g.get("name") or "?") for g in gpus})
+def _ok(inp: Inputs, gpus: list[NvidiaGpu], driver: str) -> Finding:
+    names = sorted({g.name or "?" for g in gpus})
     params = {
         "count": len(gpus),
         "names": ", ".join(names),
@@ -288,41 +289,42 @@ def gpu_health(inp: Inputs) -> list[Finding]:
     out: list[Finding] = []
     cmds: tuple[str, ...]
     for g in nvidia_gpus(inp.facts):
-        p = {"gpu": g.get("index", "?"), "name": g.get("name", "")}
-        unc_v = g.get("ecc_uncorrected_volatile") or 0
-        if unc_v or g.get("remapped_rows_failure"):
+        p: dict[str, Any] = {"gpu": _index(g), "name": g.name}
+        unc_v = g.ecc_uncorrected_volatile or 0
+        if unc_v or g.remapped_rows_failure:
             cmds = (
                 "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT",
                 f"sudo nvidia-smi -r -i {p['gpu']}",
             )
             out.append(Finding("nvidia.ecc_uncorrected", "error", {**p, "count": unc_v}, cmds))
-        elif (
-            (g.get("ecc_uncorrected_aggregate") or 0)
-            or g.get("retired_pending")
-            or g.get("remapped_rows_pending")
-        ):
-            count = g.get("ecc_uncorrected_aggregate") or 0
+        elif (g.ecc_uncorrected_aggregate or 0) or g.retired_pending or g.remapped_rows_pending:
+            count = g.ecc_uncorrected_aggregate or 0
             cmds = ("nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT",)
             out.append(Finding("nvidia.ecc_history", "warn", {**p, "count": count}, cmds))
         out += _throttle(g, p)
-        width, width_max = g.get("pcie_width"), g.get("pcie_width_max")
+        width, width_max = g.pcie_width, g.pcie_width_max
         if width and width_max and width < width_max:
             cmds = (_PCIE_QUERY,)
             out.append(
                 Finding("nvidia.pcie_narrow", "warn", {**p, "width": width, "max": width_max}, cmds)
             )
-        if g.get("mig_mode") == "Enabled":
+        if g.mig_mode == "Enabled":
             out.append(Finding("nvidia.mig", "info", p, ("nvidia-smi -L",)))
     return out
 
 
-def _throttle(g: dict[str, Any], p: dict[str, Any]) -> list[Finding]:
-    active = set(g.get("throttle_active") or [])
+def _index(g: NvidiaGpu) -> int | str:
+    """The GPU's index for messages and commands ("?" when the source did not number it)."""
+    return g.index if g.index is not None else "?"
+
+
+def _throttle(g: NvidiaGpu, p: dict[str, Any]) -> list[Finding]:
+    active = set(g.throttle_active)
     cmds = ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER",)
     out = []
     thermal = active & {"hw_thermal_slowdown", "sw_thermal_slowdown"}
     if thermal:
-        params = {**p, "reasons": ", ".join(sorted(thermal)), "temp": g.get("temperature_c") or "?"}
+        params = {**p, "reasons": ", ".join(sorted(thermal)), "temp": g.temperature_c or "?"}
         out.append(Finding("nvidia.throttle_thermal", "warn", params, cmds))
     power = active & {"hw_power_brake_slowdown", "hw_slowdown"}
     if power:
@@ -334,32 +336,32 @@ def _throttle(g: dict[str, Any], p: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _holder(p: dict[str, Any]) -> str:
+def _holder(p: GpuProcess) -> str:
     """ "python (pid 123, 40.1 GiB)"."""
-    gib = int(p["used_memory_bytes"]) / GIB
-    return f"{p.get('name') or '?'} (pid {p.get('pid')}, {gib:.1f} GiB)"
+    gib = (p.used_memory_bytes or 0) / GIB
+    return f"{p.name or '?'} (pid {p.pid}, {gib:.1f} GiB)"
 
 
 def memory_held(inp: Inputs) -> list[Finding]:
     """Other processes holding most of a GPU's memory (the usual cause of "out of memory")."""
     out = []
     for g in nvidia_gpus(inp.facts):
-        total = g.get("memory_total_bytes") or 0
-        procs = [p for p in g.get("processes") or [] if p.get("used_memory_bytes")]
-        held = sum(int(p["used_memory_bytes"]) for p in procs)
+        total = g.memory_total_bytes or 0
+        procs = [p for p in g.processes if p.used_memory_bytes]
+        held = sum(p.used_memory_bytes or 0 for p in procs)
         if not total or held <= HELD_MEMORY_FRACTION * total:
             continue
-        top = sorted(procs, key=lambda p: -int(p["used_memory_bytes"]))[:3]
+        top = sorted(procs, key=lambda p: -(p.used_memory_bytes or 0))[:3]
         who = ", ".join(_holder(p) for p in top)
         params = {
-            "gpu": g.get("index", "?"),
+            "gpu": _index(g),
             "held_gib": round(held / GIB, 1),
             "total_gib": round(total / GIB, 1),
             "who": who,
         }
         cmds = (
             "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
-            f"kill {top[0].get('pid')}",
+            f"kill {top[0].pid}",
         )
         out.append(Finding("nvidia.memory_held", "warn", params, cmds))
     return out

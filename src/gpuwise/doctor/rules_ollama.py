@@ -211,10 +211,10 @@ def _driver_reasons(inp: Inputs) -> list[tuple[str, dict[str, Any]]]:
 
 def _free_vram(inp: Inputs) -> int | None:
     gpus = nvidia_gpus(inp.facts)
-    pairs = [(g.get("memory_total_bytes"), g.get("memory_used_bytes")) for g in gpus]
+    pairs = [(g.memory_total_bytes, g.memory_used_bytes) for g in gpus]
     if not pairs or any(a is None or b is None for a, b in pairs):
         return None
-    return sum(int(a) - int(b) for a, b in pairs if a is not None and b is not None)
+    return sum(a - b for a, b in pairs if a is not None and b is not None)
 
 
 _GPU_VARS = ("HSA_", "ROCR_", "HIP_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")

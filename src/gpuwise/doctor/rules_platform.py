@@ -15,6 +15,7 @@ from gpuwise.doctor.inputs import Inputs
 from gpuwise.doctor.model import Finding
 from gpuwise.doctor.policy import GIB, SHM_MIN_BYTES
 from gpuwise.i18n import t
+from gpuwise.parse.gpu_facts import gpus_from_facts
 from gpuwise.parse.view import (
     any_facts,
     driver_max_cuda,
@@ -40,10 +41,10 @@ def wsl(inp: Inputs) -> list[Finding]:
         )
         return [Finding("wsl.version1", "error", {"distro": w.get("distro") or "?"}, convert)]
     out = []
-    smi_gpus = found(inp.facts, "nvidia_smi").get("gpus") or []
-    tcc = [g for g in smi_gpus if g.get("driver_model") == "TCC"]
+    smi_gpus = gpus_from_facts(found(inp.facts, "nvidia_smi").get("gpus"))
+    tcc = [g for g in smi_gpus if g.driver_model == "TCC"]
     if tcc:
-        names = ", ".join(str(g.get("name", "?")) for g in tcc)
+        names = ", ".join(g.name or "?" for g in tcc)
         cmds_tcc = (
             fixes.comment("on_windows"),
             fixes.comment("tcc_to_wddm"),

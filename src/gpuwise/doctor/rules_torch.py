@@ -26,6 +26,7 @@ from gpuwise.parse.view import (
     found,
     nvidia_present,
     pci_vendor_count,
+    torch_devices,
     torch_info,
 )
 
@@ -213,11 +214,7 @@ def _gfx_targets(inp: Inputs) -> set[str]:
     """gfx targets of the AMD GPUs (rocm-smi, rocminfo, or what PyTorch reported)."""
     cards = found(inp.facts, "amd").get("cards") or []
     out = {str(c["gfx"]).split(":")[0] for c in cards if c.get("gfx")}
-    out |= {
-        str(d["gcn_arch"]).split(":")[0]
-        for d in torch_info(inp.facts).get("devices") or []
-        if d.get("gcn_arch")
-    }
+    out |= {d.gcn_arch.split(":")[0] for d in torch_devices(inp.facts) if d.gcn_arch}
     return {g for g in out if g.startswith("gfx")}
 
 

@@ -78,8 +78,8 @@ def _nvidia(facts: Facts) -> str:
         )
     names: dict[str, int] = {}
     for g in gpus:
-        mem = g.get("memory_total_bytes")
-        label = f"{g.get('name', '?')}" + (f" {mem / GIB:.0f} GiB" if mem else "")
+        mem = g.memory_total_bytes
+        label = (g.name or "?") + (f" {mem / GIB:.0f} GiB" if mem else "")
         names[label] = names.get(label, 0) + 1
     listed = any(isinstance(facts.get(n), Found) for n in ("nvml", "nvidia_smi"))
     none = t("doctor.sum.zero_gpus") if listed else t("doctor.sum.gpus_unlisted")

@@ -11,6 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gpuwise.parse.gpu_facts import (
+    NvidiaGpu,
+    TorchDevice,
+    gpus_from_facts,
+    torch_devices_from_facts,
+)
 from gpuwise.parse.result import Found, ProbeResult, facts_of
 
 Facts = dict[str, ProbeResult]
@@ -90,11 +96,11 @@ def host(facts: Facts, cloud_rules: tuple[Any, ...] = ()) -> Host:
     )
 
 
-def nvidia_gpus(facts: Facts) -> list[dict[str, Any]]:
-    """NVIDIA GPUs from NVML, else from nvidia-smi (same keys); capability filled from NVML."""
+def nvidia_gpus(facts: Facts) -> list[NvidiaGpu]:
+    """NVIDIA GPUs from NVML, else from nvidia-smi (same keys), typed for the rules."""
     nvml = found(facts, "nvml").get("gpus") or []
     smi = found(facts, "nvidia_smi").get("gpus") or []
-    return list(nvml or smi)
+    return gpus_from_facts(nvml or smi)
 
 
 def driver_version(facts: Facts) -> str:
@@ -153,15 +159,16 @@ def torch_info(facts: Facts) -> dict[str, Any]:
     return t if isinstance(t, dict) else {}
 
 
+def torch_devices(facts: Facts) -> list[TorchDevice]:
+    """The GPUs PyTorch reported, typed ([] when PyTorch is not installed or saw none)."""
+    return torch_devices_from_facts(torch_info(facts).get("devices"))
+
+
 def capabilities(facts: Facts) -> list[str]:
     """Compute capabilities of the NVIDIA GPUs (NVML, else what PyTorch reported)."""
-    ccs = [str(g["compute_capability"]) for g in nvidia_gpus(facts) if g.get("compute_capability")]
+    ccs = [g.compute_capability for g in nvidia_gpus(facts) if g.compute_capability]
     if not ccs:
-        ccs = [
-            str(d["capability"])
-            for d in torch_info(facts).get("devices") or []
-            if d.get("capability")
-        ]
+        ccs = [d.capability for d in torch_devices(facts) if d.capability]
     return ccs
 
 

@@ -178,7 +178,7 @@ def from_facts(facts: dict[str, Any], python: str | None = None) -> Target:
         return Target(
             vendor="nvidia",
             python=py,
-            gpu_name=str(gpus[0].get("name", "")) if gpus else "",
+            gpu_name=gpus[0].name if gpus else "",
             compute_capability=min(ccs, key=_cc_key) if ccs else "",
             driver=view.driver_version(facts),
             os=os_name,

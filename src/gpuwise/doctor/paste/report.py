@@ -17,6 +17,7 @@ from gpuwise.doctor.report_model import (
     FindingEntry,
     MissingFact,
     PasteInfo,
+    ProbeOutcome,
     SummaryRow,
 )
 from gpuwise.doctor.summary import summary
@@ -160,7 +161,7 @@ def make_paste_report(texts: list[Text], tables: CompatTables, elapsed_s: float)
         mode="paste",
         summary=rows,
         findings=[FindingEntry(**f) for f in shown],
-        facts={name: as_dict(r) for name, r in pasted.facts.items()},
+        facts={name: ProbeOutcome(**as_dict(r)) for name, r in pasted.facts.items()},
         paste=paste,
         sources=tables.sources,
         exit_code=exit_code(findings),
