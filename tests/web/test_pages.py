@@ -94,6 +94,8 @@ def test_estimate_page_draws_the_breakdown(client: Any, cli: Any) -> None:
     parts = [v for v in report["memory"]["breakdown"].values() if v > 0]
     assert html.count("<rect x=") == len(parts)
     assert f"{report['memory']['device_total_bytes'] / 2**30:.2f} GiB" in html
+    low, high = report["speed"]["band"]["decode_tokens_per_s"]  # speed with its error band
+    assert f"{report['speed']['decode_tokens_per_s']:,.2f} ({low:,.2f}–{high:,.2f})" in html
     fit = _checked(client.get("/fit?model=qwen2.5:7b&vendor=nvidia"))
     assert "RTX 4090" in fit
 

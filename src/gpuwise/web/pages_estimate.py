@@ -56,15 +56,20 @@ def _speed(speed: dict[str, Any] | None) -> Markup:
     if not speed:
         return el("p", {"class": "note"}, t("web.no_speed"))
     rows = []
+    bands = speed.get("band") or {}
     for key in ("decode_tokens_per_s", "prefill_tokens_per_s", "time_to_first_token_s"):
         value = speed.get(key)
         if isinstance(value, int | float):
+            text = f"{value:,.2f}"
+            if key in bands:  # p10–p90 of the held-out residuals (speed_band.toml)
+                low, high = bands[key]
+                text += f" ({low:,.2f}–{high:,.2f})"
             rows.append(
                 el(
                     "tr",
                     {},
                     el("th", {}, t(f"web.{key}")),
-                    el("td", {"class": "num"}, f"{value:,.2f}"),
+                    el("td", {"class": "num"}, text),
                 )
             )
     if speed.get("bound"):

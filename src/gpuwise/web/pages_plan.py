@@ -103,6 +103,12 @@ def _money(value: float | None, currency: str) -> str:
     return "—" if value is None else money(value, currency)
 
 
+def _banded(value: float, band: tuple[float, float] | None, spec: str) -> str:
+    """'570 (306–743)': the figure with its p10–p90 error band, as the CLI's table shows it."""
+    text = format(value, spec)
+    return f"{text} ({format(band[0], spec)}–{format(band[1], spec)})" if band else text
+
+
 def _option_name(o: PlanOption) -> str:
     """'算家云 RTX 4090 ×1 (按量)' or 'rtx-4090 ×2 (台式机)'."""
     if o.kind == "rent":
@@ -143,9 +149,11 @@ def options_table(report: PlanReport) -> Markup:
                 el(
                     "td",
                     {"class": "num"},
-                    "—" if o.time_hours is None else f"{o.time_hours:,.1f} h",
+                    "—"
+                    if o.time_hours is None
+                    else _banded(o.time_hours, o.time_hours_band, ",.1f") + " h",
                 ),
-                el("td", {"class": "num"}, f"{o.tokens_per_s:,.0f}"),
+                el("td", {"class": "num"}, _banded(o.tokens_per_s, o.tokens_per_s_band, ",.0f")),
                 el(
                     "td",
                     {"class": "num"},
