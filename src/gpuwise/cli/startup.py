@@ -24,6 +24,37 @@ def prepare_streams(debug_on: bool, lang_given: bool = True) -> None:
         set_lang("en")
 
 
+_one_shot_process = False
+"""True once `run()` (the console script) owns this process: it ends with the command, so what
+the collector would find at the end of a phase is not worth a walk (see `resume_gc`)."""
+
+
+def pause_gc_for_process() -> None:
+    """Called by the console script before start-up: no cyclic collection while Python imports
+    typer, pydantic and gpuwise and registers the command (hundreds of thousands of long-lived
+    objects the collector would walk again and again, to free nothing). `resume_gc` ends it."""
+    global _one_shot_process
+    _one_shot_process = True
+    gc.disable()
+
+
+def resume_gc() -> None:
+    """Collection back on, as before: in the console script's process every object made so far is
+    first moved out of the collector's reach (`gc.freeze`), so turning it back on does not walk
+    them all (about 0.01 s after `plan`, issue 26); a long-running command (serve, watch,
+    supervise) keeps collecting what it makes from then on. Called from tests (no console
+    script), it only turns collection back on."""
+    if _one_shot_process:
+        gc.freeze()
+    gc.enable()
+
+
+def end_start_up() -> None:
+    """Before the command runs: collection back on if `pause_gc_for_process` turned it off."""
+    if _one_shot_process and not gc.isenabled():
+        resume_gc()
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while a one-shot command imports, computes and prints.
@@ -40,7 +71,7 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            gc.enable()
+            resume_gc()
 
 
 def version_line() -> str:
