@@ -9,7 +9,7 @@ import re
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fixes import apply_patch
-from gpuwise.advise.margin import slow_hours, slow_tokens_per_s, tokens_band
+from gpuwise.advise.margin import at_risk_of_missing, slow_hours, slow_tokens_per_s, tokens_band
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.catalog import Catalog
@@ -139,16 +139,27 @@ def check_ranked(plan: Plan, o: Option) -> None:
 
 
 def check_band(plan: Plan, o: Option) -> None:
-    """A ranked option meets the speed target at the slow end of its error band and the
-    deadline at the long end (advise/margin.py), and its band brackets its central figure."""
+    """A ranked option meets the speed target and the deadline at its central estimate; where
+    it misses either at the slow end of its error band it says so (a band risk) and ranks after
+    every option that does not (advise/margin.py); its band brackets its central figure."""
     s, w = plan.scenario, plan.scenario.workload
     band = tokens_band(o.sized)
     if band is not None:
         assert band[0] <= o.sized.tokens_per_s <= band[1], (o.candidate.label, band)
+    short = False
     if w.kind != "train" and w.target_tokens_per_s:
-        assert slow_tokens_per_s(o.sized) >= w.target_tokens_per_s, o.candidate.label
+        assert o.sized.tokens_per_s >= w.target_tokens_per_s, o.candidate.label
+        short = slow_tokens_per_s(o.sized) < w.target_tokens_per_s
     if s.deadline_days and o.time_hours:
-        assert slow_hours(o.sized, o.time_hours) <= s.deadline_days * 24, o.candidate.label
+        assert o.time_hours <= s.deadline_days * 24, o.candidate.label
+        short = short or slow_hours(o.sized, o.time_hours) > s.deadline_days * 24
+    risky = at_risk_of_missing(o.risks)
+    assert not short or risky, ("missing band risk", o.candidate.label)
+    if not risky:  # every option of its tier (priced, speed known) ranked before it is safe too
+        tier = (incomplete_capex(o), o.sized.speed_known)
+        earlier = plan.options[: plan.options.index(o)]
+        same = [e for e in earlier if (incomplete_capex(e), e.sized.speed_known) == tier]
+        assert not any(at_risk_of_missing(e.risks) for e in same), o.candidate.label
 
 
 def check_plan(cat: Catalog, plan: Plan) -> None:

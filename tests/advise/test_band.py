@@ -9,7 +9,7 @@ import datetime as dt
 from types import SimpleNamespace
 from typing import Any, cast
 
-from gpuwise.advise.evaluate import Option, check_constraints
+from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex
 from gpuwise.advise.margin import hours_band, slow_hours, slow_tokens_per_s, tokens_band
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.report import plan_report
@@ -60,7 +60,11 @@ def _with(data: dict[str, Any], **workload: Any) -> Scenario:
 
 
 def _fresh(o: Option) -> Option:
-    return dataclasses.replace(o, blockers=[], unchecked=[])
+    return dataclasses.replace(o, blockers=[], unchecked=[], risks=[])
+
+
+def _band_risks(o: Option) -> list[str]:
+    return [k for k, _ in o.risks if k.endswith("_band")]
 
 
 def _banded(plan: Plan) -> Option:
@@ -72,18 +76,26 @@ def _banded(plan: Plan) -> Option:
     raise AssertionError("no ranked option carries an error band")
 
 
-def test_target_met_only_at_the_central_estimate_is_a_blocker() -> None:
+def test_target_met_only_at_the_central_estimate_is_a_stated_risk() -> None:
     o = _banded(_plan(SERVE))
     slow, central = slow_tokens_per_s(o.sized), o.sized.tokens_per_s
     between = _fresh(o)
     check_constraints(_with(SERVE, target_tokens_per_s=(slow + central) / 2), between, None)
-    assert not between.feasible
-    key, params = between.blockers[0]
-    assert key == "plan.block_throughput_band"
+    assert between.feasible and _band_risks(between) == ["risk.throughput_band"]
+    params = dict(between.risks)["risk.throughput_band"]
     assert params["low"] == slow and params["tps"] == central
     at_slow_end = _fresh(o)
     check_constraints(_with(SERVE, target_tokens_per_s=slow * 0.99), at_slow_end, None)
-    assert at_slow_end.feasible
+    assert at_slow_end.feasible and not _band_risks(at_slow_end)
+
+
+def test_an_option_safe_at_the_slow_end_ranks_before_a_cheaper_one_that_is_not() -> None:
+    o = _banded(_plan(SERVE))
+    target = (slow_tokens_per_s(o.sized) + o.sized.tokens_per_s) / 2
+    plan = _plan({**SERVE, "workload": {**SERVE["workload"], "target_tokens_per_s": target}})
+    priced = [x for x in plan.options if not incomplete_capex(x) and x.sized.speed_known]
+    risky = [bool(_band_risks(x)) for x in priced]
+    assert any(risky) and risky == sorted(risky), "a band risk ranked before a safe option"
 
 
 def test_target_missed_even_at_the_central_estimate_keeps_the_plain_blocker() -> None:
@@ -92,15 +104,15 @@ def test_target_missed_even_at_the_central_estimate_keeps_the_plain_blocker() ->
     assert [k for k, _ in o.blockers] == ["plan.block_throughput"]
 
 
-def test_reading_floor_met_only_at_the_central_estimate_is_a_blocker() -> None:
+def test_reading_floor_met_only_at_the_central_estimate_is_a_stated_risk() -> None:
     o = _banded(_plan(SERVE))
     floor = (slow_tokens_per_s(o.sized) + o.sized.tokens_per_s) / 2
     checked = _fresh(o)
     check_constraints(parse_scenario(SERVE, "test"), checked, None, reading_floor=floor)
-    assert [k for k, _ in checked.blockers] == ["plan.block_reading_speed_band"]
+    assert checked.feasible and _band_risks(checked) == ["risk.reading_speed_band"]
 
 
-def test_deadline_met_only_at_the_central_estimate_is_a_blocker() -> None:
+def test_deadline_met_only_at_the_central_estimate_is_a_stated_risk() -> None:
     plan = _plan(TRAIN)
     o = next(o for o in plan.options if o.time_hours and hours_band(o.sized, o.time_hours))
     hours = o.time_hours or 0.0
@@ -109,8 +121,8 @@ def test_deadline_met_only_at_the_central_estimate_is_a_blocker() -> None:
     days = (hours + long_end) / 2 / 24
     late = _fresh(o)
     check_constraints(parse_scenario({**TRAIN, "deadline_days": days}, "test"), late, None)
-    key, params = late.blockers[0]
-    assert key == "plan.block_deadline_band" and params["high"] == long_end
+    assert late.feasible and _band_risks(late) == ["risk.deadline_band"]
+    assert dict(late.risks)["risk.deadline_band"]["high"] == long_end
     in_time = _fresh(o)
     roomy = {**TRAIN, "deadline_days": long_end * 1.01 / 24}
     check_constraints(parse_scenario(roomy, "test"), in_time, None)

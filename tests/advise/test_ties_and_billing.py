@@ -13,6 +13,7 @@ import yaml
 
 from gpuwise.advise.answers import answers_of
 from gpuwise.advise.evaluate import incomplete_capex
+from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.plan import Plan, caveated, make_plan
 from gpuwise.advise.report import answer_lines
 from gpuwise.advise.scenario import parse_scenario
@@ -107,10 +108,13 @@ def test_marketplace_host_priced_with_a_standby_for_a_24x7_service() -> None:
 
 def test_public_api_prefers_a_datacenter_rental() -> None:
     plan = plan_for({**API, "public_api": True})
-    plain = [  # the first rank tier: priced, speed known, fully supported
+    plain = [  # the first rank tier: priced, speed known, safe at the band's slow end, supported
         o
         for o in plan.options
-        if not incomplete_capex(o) and o.sized.speed_known and not caveated(o)
+        if not incomplete_capex(o)
+        and o.sized.speed_known
+        and not at_risk_of_missing(o.risks)
+        and not caveated(o)
     ]
     kinds = [o.candidate.provider.hosting for o in plain if o.candidate.provider]
     assert "marketplace" in kinds and "datacenter" in kinds

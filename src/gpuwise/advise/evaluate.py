@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
-from gpuwise.advise.margin import deadline_blocker, throughput_blocker
+from gpuwise.advise.margin import deadline_check, throughput_check
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sizing import Sized
@@ -262,8 +262,8 @@ def check_constraints(
     `reading_floor` (tokens/s for all requests together) applies where the scenario sets no
     target: a model that answers each user slower than people read is no service. A card
     whose speed is unknown is not held to it (its risk says so). Speed limits and deadlines
-    are checked at the slow end of the estimate's error band (advise/margin.py says why an
-    option that meets one only at the central estimate is infeasible, not a ranked risk).
+    are checked at the slow end of the estimate's error band: an option that meets one only at
+    its central estimate carries a risk and ranks after the others (advise/margin.py says why).
 
     A limit that needs a number the catalog lacks is recorded as unchecked, not passed; a priced
     part that alone breaks the budget still blocks.
@@ -280,17 +280,19 @@ def check_constraints(
     if timed and not o.sized.speed_known:
         o.unchecked.append(("plan.unchecked_hours", {"gpu": o.candidate.gpu.id}))
     # targets and deadlines are checked at the slow end of the error band (advise/margin.py)
-    blockers: list[Fired | None] = []
+    checks: list[tuple[str, Fired] | None] = []
     if s.deadline_days and o.time_hours:
-        blockers.append(deadline_blocker(o.sized, o.time_hours, s.deadline_days))
+        checks.append(deadline_check(o.sized, o.time_hours, s.deadline_days))
     if w.kind != "train" and w.target_tokens_per_s:
         if not o.sized.speed_known:
             o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
         else:
-            blockers.append(throughput_blocker(o.sized, w.target_tokens_per_s))
+            checks.append(throughput_check(o.sized, w.target_tokens_per_s))
     if w.kind != "train" and not w.target_tokens_per_s and reading_floor and o.sized.speed_known:
-        blockers.append(throughput_blocker(o.sized, reading_floor, floor=True))
-    o.blockers += [b for b in blockers if b is not None]
+        checks.append(throughput_check(o.sized, reading_floor, floor=True))
+    for found in checks:
+        if found is not None:
+            (o.blockers if found[0] == "blocker" else o.risks).append(found[1])
     if o.cost.months > s.months * (1 + 1e-9):  # the runs outlast the project on this option
         needed = o.busy_hours_per_month * o.cost.months / s.months
         o.blockers.append(

@@ -5,16 +5,17 @@ estimated over published measurements each predicted by a fit that had not seen 
 The plan checks targets (tokens/s, the reading-speed floor) and deadlines against the slow end
 of that band — the p10 rate, the p90 hours — not the central figure, and says so.
 
-Policy for an option that meets a limit only at the central estimate: it is infeasible (a
-blocker that names both figures), not a ranked option with a risk. Why, as a capacity planner
-would: a target or a deadline is what the user asked the plan to guarantee, and the central
-figure is a coin toss — held-out setups fell below it about half the time, and below the p10
-one time in ten. The cost of a miss is lopsided: a bought card that is too slow stays bought,
-and a missed deadline cannot be rented back. Ranking such an option, even with a warning,
-would let the cheapest gamble win the headline. The user still sees how close it came (the
-blocker quotes the central figure), and the fixes quote the target or deadline that every
-option's slow end does reach. Without band data the figure itself is used (nothing is
-invented); a card whose speed is unknown stays "unchecked".
+Policy for an option that meets a limit only at the central estimate: it stays a ranked
+option, with a risk that names both figures, and ranks after every option that meets the limit
+at the slow end (plan._rank_key). Why, as a capacity planner would sign it: the bands are wide
+where few sources exist (serving rests on one: its p10 is about half the estimate), and
+treating the p10 as the speed would answer "nothing can do it" to asks that published setups
+meet every day (a blind review found three of ten serving asks refused this way). Ranking the
+safe options first still keeps the cheapest gamble out of the headline whenever a safe option
+exists; where none does, the user gets the best candidate and the instruction to benchmark it
+before buying. An option that misses the limit at its central estimate is infeasible. Without
+band data the figure itself is used (nothing is invented); a card whose speed is unknown stays
+"unchecked".
 
 Pure: reads the SpeedEstimate a sizing carries.
 """
@@ -82,25 +83,38 @@ def slow_hours(sized: Sized, hours: float) -> float:
     return band[1] if band else hours
 
 
-def throughput_blocker(sized: Sized, target: float, floor: bool = False) -> Fired | None:
-    """The blocker of an option whose tokens/s misses `target` at the slow end of its band
-    (a target the user set, or with `floor` the reading-speed floor); None when it meets it."""
+def throughput_check(sized: Sized, target: float, floor: bool = False) -> tuple[str, Fired] | None:
+    """Whether tokens/s reaches `target` (a target the user set, or with `floor` the
+    reading-speed floor): None when it does at the slow end of its band; ("risk", …) when only
+    at the central estimate; ("blocker", …) when not even there."""
     slow = slow_tokens_per_s(sized)
     if slow >= target:
         return None
-    key = "plan.block_reading_speed" if floor else "plan.block_throughput"
-    if slow < sized.tokens_per_s and sized.tokens_per_s >= target:
-        key += "_band"  # meets it only at the central estimate: say so
-    return (key, {"tps": sized.tokens_per_s, "low": slow, "target": target})
+    params = {"tps": sized.tokens_per_s, "low": slow, "target": target}
+    name = "reading_speed" if floor else "throughput"
+    if sized.tokens_per_s >= target:
+        return ("risk", (f"risk.{name}_band", params))
+    return ("blocker", (f"plan.block_{name}", params))
 
 
-def deadline_blocker(sized: Sized, hours: float, days: float) -> Fired | None:
-    """The blocker of a run that ends after `days` at the long end of its band; None if not."""
+def deadline_check(sized: Sized, hours: float, days: float) -> tuple[str, Fired] | None:
+    """Whether a run ends within `days`: None at the long end of its band; ("risk", …) only at
+    the central estimate; ("blocker", …) not even there."""
     slow = slow_hours(sized, hours)
     if slow <= days * 24:
         return None
-    key = "plan.block_deadline_band" if hours <= days * 24 else "plan.block_deadline"
-    return (key, {"hours": hours, "high": slow, "days": days})
+    params = {"hours": hours, "high": slow, "days": days}
+    if hours <= days * 24:
+        return ("risk", ("risk.deadline_band", params))
+    return ("blocker", ("plan.block_deadline", params))
+
+
+def at_risk_of_missing(risks: list[Fired]) -> bool:
+    """The option meets a target or deadline only at its central estimate (ranked after)."""
+    return any(k in BAND_RISKS for k, _ in risks)
+
+
+BAND_RISKS = ("risk.throughput_band", "risk.reading_speed_band", "risk.deadline_band")
 
 
 def band_assumption(s: Scenario, floor: float | None, options: list[Any]) -> list[Fired]:

@@ -28,7 +28,7 @@ from gpuwise.advise.evaluate import (
     price,
 )
 from gpuwise.advise.fired import fire_rules
-from gpuwise.advise.margin import band_assumption
+from gpuwise.advise.margin import at_risk_of_missing, band_assumption
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
@@ -161,12 +161,14 @@ def _rank_key(s: Scenario) -> Any:
     already owns are not moved down for partial support: it is a stated risk, and money spent
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
-    an office consumer card (advise.site)."""
+    an office consumer card (advise.site). An option that meets the speed target or deadline
+    only at its central estimate ranks after those that meet it at the slow end (margin.py)."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, bool, float, float, str]:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
+            at_risk_of_missing(o.risks),
             s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
             s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
             o.cost.total,

@@ -193,9 +193,11 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
     reads the weights, so a card that misses the target in 16 bits may meet it in fewer
     (the quality caveat goes with the option). The target is met at the slow end of the
-    estimate's error band (advise/margin.py). None of them meeting it keeps the first fit."""
+    estimate's error band (advise/margin.py); where no format does, the least compressed one
+    that meets it at the central estimate (a stated risk); else the first fit."""
     target = s.workload.target_tokens_per_s or si.reading_floor
     first: Sized | None = None
+    central: Sized | None = None
     for quant in si.choice.quants:
         attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
         found = _first_fit(s, gpu, ((attempt, request_key(attempt.req)),), si)
@@ -205,10 +207,17 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
         if first is None:
             first = sized
         if not target or not sized.speed_known or slow_tokens_per_s(sized) >= target:
-            if sized is first:
-                return sized
-            return replace(sized, compressed_for_target=first.quant)
-    return first
+            return _compressed_from(sized, first)
+        if central is None and sized.tokens_per_s >= target:
+            central = sized
+    if central is None or first is None:
+        return first
+    return _compressed_from(central, first)
+
+
+def _compressed_from(sized: Sized, first: Sized) -> Sized:
+    """The sizing, noting the format that fitted first when a more compressed one was taken."""
+    return sized if sized is first else replace(sized, compressed_for_target=first.quant)
 
 
 def _size_replicas(
@@ -238,7 +247,8 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     link between cards is slow (PCIe, no NVLink): each copy serves its share of the requests
     without any traffic between cards. The layout kept is the one that meets the target (or
     the reading-speed floor) at the slow end of the band in the least compressed format, then
-    the faster; where none meets it, the faster. Without a target the split model is kept."""
+    the faster; else the same among those meeting it at the central estimate; else the
+    faster. Without a target the split model is kept."""
     split = _size_serve(s, gpu, count, si)
     target = s.workload.target_tokens_per_s or si.reading_floor
     if count == 1 or s.workload.concurrency < 2 or not target:
@@ -251,10 +261,13 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     found = [x for x in layouts if x is not None and x.speed_known]
     if not found:
         return split
-    meets = [x for x in found if slow_tokens_per_s(x) >= target]
-    if meets:
-        rank = {q: i for i, q in enumerate(si.choice.quants)}
-        return min(meets, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
+    rank = {q: i for i, q in enumerate(si.choice.quants)}
+    for meets in (
+        [x for x in found if slow_tokens_per_s(x) >= target],
+        [x for x in found if x.tokens_per_s >= target],  # only at the central estimate
+    ):
+        if meets:
+            return min(meets, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
     return max(found, key=slow_tokens_per_s)
 
 
