@@ -222,3 +222,13 @@ def test_a_public_api_is_not_answered_with_a_machine_at_home_or_in_an_office() -
     assert top.candidate.kind == "rent"
     colocated = make_plan(cat, parse_scenario({**data, "site": "datacenter"}, "test"), TODAY)
     assert any(o.candidate.kind == "own" for o in colocated.options[:3])
+
+
+def test_a_person_at_home_is_not_sold_a_rack_server_for_local_chat() -> None:
+    """Regression: cheap used passive data-centre cards (Tesla P100/P40, which need a server's
+    forced airflow) won local chat for people at home on price, in a loud kilowatt-class rack
+    server. At home such a purchase ranks after a desktop card, a Mac or a rental."""
+    data = {"workload": {"kind": "local", "model": "qwen3"}, "region": "us", "currency": "USD"}
+    plan = make_plan(load_catalog(), parse_scenario(data, "test"), TODAY)
+    top = plan.options[0]
+    assert not any(k == "risk.server_site" for k, _ in top.risks), top.candidate.label

@@ -162,13 +162,16 @@ def _rank_key(s: Scenario) -> Any:
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
     an office consumer card (advise.site). An option that meets the speed target or deadline
-    only at its central estimate ranks after those that meet it at the slow end (margin.py)."""
+    only at its central estimate ranks after those that meet it at the slow end (margin.py).
+    At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
+    ranks after a desktop, a workstation or a rental that does the same job."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, bool, bool, float, float, str]:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
             at_risk_of_missing(o.risks),
+            s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
             s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
             s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
             o.cost.total,

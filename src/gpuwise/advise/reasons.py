@@ -225,9 +225,16 @@ def _server_site_risk(cat: Catalog, s: Scenario, o: Option) -> None:
     spec = o.own_spec
     if o.candidate.kind != "own" or o.candidate.already_owned or spec is None:
         return
-    platform = next((p for p in cat.extra("host_platform") if p.id == o.platform), None)
-    if platform is None or platform.pue == "home" or s.owned_site() not in ("home", "office"):
+    if s.owned_site() not in ("home", "office"):
         return
+    system = o.candidate.system
+    if system is not None:  # a whole purchasable system: a rack server or a workstation
+        if system.form != "server":
+            return
+    else:
+        platform = next((p for p in cat.extra("host_platform") if p.id == o.platform), None)
+        if platform is None or platform.pue == "home":
+            return
     kw = (spec.count * (spec.gpu_load_w or 0.0) + spec.host_load_w) / 1000
     o.risks.append(("risk.server_site", {"kw": kw}))
 
