@@ -192,9 +192,7 @@ def test_no_cycles_between_packages() -> None:
             visit(unit, [])
 
 
-KNOWN_MODULE_CYCLES: tuple[frozenset[str], ...] = (
-    frozenset({"gpuwise.estimate.speed", "gpuwise.estimate.train_speed"}),
-)
+KNOWN_MODULE_CYCLES: tuple[frozenset[str], ...] = ()
 """Module cycles still to untangle (docs/architecture.md, *Known debts*); none may be added."""
 
 

@@ -11,9 +11,9 @@ from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
-from gpuwise.estimate.speed import SpeedInputs, training_speed
+from gpuwise.estimate.speed import SpeedInputs
 from gpuwise.estimate.speed_constants import SpeedConstants
-from gpuwise.estimate.train_speed import expert_loop_seconds
+from gpuwise.estimate.train_speed import expert_loop_seconds, training_speed
 
 CAT = load_catalog()
 MC = MemoryConstants.from_catalog(CAT)

@@ -14,10 +14,11 @@ from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
-from gpuwise.estimate.speed import SpeedInputs, rates, training_speed
+from gpuwise.estimate.speed import SpeedInputs, rates
 from gpuwise.estimate.speed_cases import prepare_case
 from gpuwise.estimate.speed_constants import SpeedConstants
 from gpuwise.estimate.speed_fit import fit, nnls, to_toml
+from gpuwise.estimate.train_speed import training_speed
 
 ROOT = Path(__file__).parent.parent.parent
 CASES: list[dict[str, Any]] = tomllib.loads(

@@ -9,8 +9,9 @@ from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
-from gpuwise.estimate.speed import SpeedInputs, inference_speed, training_speed
+from gpuwise.estimate.speed import SpeedInputs, inference_speed
 from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.train_speed import training_speed
 
 CAT = load_catalog(use_cache=False)
 MC = MemoryConstants.from_catalog(CAT)

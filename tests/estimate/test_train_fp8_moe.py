@@ -7,7 +7,7 @@ from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
-from gpuwise.estimate.speed import SpeedInputs, training_speed
+from gpuwise.estimate.speed import SpeedInputs
 from gpuwise.estimate.speed_constants import SpeedConstants
 from gpuwise.estimate.train_speed import (
     all_to_all_seconds,
@@ -15,6 +15,7 @@ from gpuwise.estimate.train_speed import (
     gemm_peak,
     held_params,
     precision_class,
+    training_speed,
 )
 
 CAT = load_catalog()

@@ -37,8 +37,9 @@ from gpuwise.estimate.fit import usable_bytes
 from gpuwise.estimate.memory import MemoryEstimate, estimate_memory
 from gpuwise.estimate.pooling import pooling_speed, pools
 from gpuwise.estimate.resolve import resolve
-from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed, training_speed
+from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed
 from gpuwise.estimate.speed_constants import SpeedConstants, backend_of
+from gpuwise.estimate.train_speed import training_speed
 
 TIGHT_HEADROOM = 0.10
 """Less spare memory than this is a risk (a longer sequence or bigger batch runs out). Skipping

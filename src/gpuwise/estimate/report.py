@@ -14,8 +14,9 @@ from gpuwise.estimate.pooling import pooling_speed, pools
 from gpuwise.estimate.report_model import EstimateReport, GpuFit, MemoryReport, ModelInfo
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
-from gpuwise.estimate.speed import SpeedInputs, inference_speed, training_speed
+from gpuwise.estimate.speed import SpeedInputs, inference_speed
 from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.train_speed import training_speed
 
 
 def estimate_report(

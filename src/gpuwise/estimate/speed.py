@@ -191,12 +191,3 @@ def _serving(
             "serving_bound": bound,
         }
     )
-
-
-# Training lives in train_speed.py; callers import it from here.
-from gpuwise.estimate.train_speed import comm_bytes_per_step as comm_bytes_per_step  # noqa: E402
-from gpuwise.estimate.train_speed import train_flops as train_flops  # noqa: E402
-from gpuwise.estimate.train_speed import (  # noqa: E402
-    train_flops_per_token as train_flops_per_token,
-)
-from gpuwise.estimate.train_speed import training_speed as training_speed  # noqa: E402

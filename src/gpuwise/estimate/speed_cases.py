@@ -16,13 +16,7 @@ from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
 from gpuwise.estimate.serving import running_requests
-from gpuwise.estimate.speed import (
-    SpeedEstimate,
-    SpeedInputs,
-    inference_speed,
-    kernel_kind,
-    training_speed,
-)
+from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed, kernel_kind
 from gpuwise.estimate.speed_constants import (
     SpeedConstants,
     backend_of,
@@ -30,6 +24,7 @@ from gpuwise.estimate.speed_constants import (
     decode_memory_key,
     engine_family,
 )
+from gpuwise.estimate.train_speed import training_speed
 
 _ENGINES = {"other": "transformers", "mlx": "mlx"}
 _QUANTS = {"q4_k_s": "q4_k_m"}

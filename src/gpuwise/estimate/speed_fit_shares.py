@@ -23,14 +23,13 @@ from gpuwise.estimate.speed import (
     rates,
     step_time,
     tensor_peak,
-    training_speed,
 )
 from gpuwise.estimate.speed_cases import PreparedCase
 from gpuwise.estimate.speed_constants import FIT_SOURCE, SpeedConstants, kernel_arch
 from gpuwise.estimate.speed_fit_serving import (
     implied_serving_prefill_fraction,
 )
-from gpuwise.estimate.train_speed import precision_class
+from gpuwise.estimate.train_speed import precision_class, training_speed
 
 
 def _bisect(f: Callable[[float], float], target: float, lo: float, hi: float) -> float:
