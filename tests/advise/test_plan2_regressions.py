@@ -232,3 +232,14 @@ def test_a_person_at_home_is_not_sold_a_rack_server_for_local_chat() -> None:
     plan = make_plan(load_catalog(), parse_scenario(data, "test"), TODAY)
     top = plan.options[0]
     assert not any(k == "risk.server_site" for k, _ in top.risks), top.candidate.label
+
+
+def test_every_unpriced_item_a_plan_can_name_has_words_in_both_languages() -> None:
+    """Regression: owned machines joined into one job list the network between them as
+    unpriced; its key had no message and `cost.item.network` reached the headline."""
+    from gpuwise.i18n import messages
+
+    table = messages()
+    for item in ("network", "block_storage", "egress", "public_ip", "electricity"):
+        entry = table[f"cost.item.{item}"]
+        assert entry["en"] and entry["zh"], item
