@@ -255,17 +255,24 @@ def check_fixes(cat: Catalog, plan: Plan, today: dt.date) -> None:
 
 
 def check_rendered(cat: Catalog, plan: Plan) -> None:
-    """No '-0.0' (or '-0') anywhere a user reads the plan: text, Markdown and JSON."""
+    """No '-0.0' (or '-0') anywhere a user reads the plan: text, Markdown and JSON; and no raw
+    configuration id, unfilled i18n key or (in Chinese) stray English word in the text and
+    Markdown (tests/advise/plan_text.py), in the language the plan was made in."""
     from rich.console import Console
 
     from gpuwise.advise.report import plan_report
+    from gpuwise.i18n import get_lang
     from gpuwise.render.out import json_text
     from gpuwise.render.plan import markdown, render_plan
+    from tests.advise.plan_text import text_defects
 
     report = plan_report(cat, plan, top=10)
-    buf = io.StringIO()
-    render_plan(Console(file=buf, width=200, markup=False, highlight=False), report)
+    buf = io.StringIO()  # wide enough that no name is wrapped in two
+    render_plan(Console(file=buf, width=1000, markup=False, highlight=False), report)
+    quoted = (plan.scenario.name, plan.scenario.workload.model)
     for kind, text in (("text", buf.getvalue()), ("markdown", markdown(report))):
         assert not NEGATIVE_ZERO.search(text), (kind, NEGATIVE_ZERO.findall(text))
+        defects = text_defects(cat, text, get_lang(), quoted)
+        assert not defects, (kind, defects)
     text = json_text(report)
     assert not NEGATIVE_ZERO.search(text), ("json", NEGATIVE_ZERO.findall(text))

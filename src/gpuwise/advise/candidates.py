@@ -102,13 +102,18 @@ class CandidateSet:
     items: list[Candidate] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[str]] = field(default_factory=dict)
+    example_candidates: dict[str, list[Candidate]] = field(default_factory=dict)
+    """The configurations behind a rule's examples, so a note names them in words (display
+    names, devices used of a system) in the reader's language, not by their ids."""
 
-    def drop(self, rule: str, example: str = "") -> None:
+    def drop(self, rule: str, example: str = "", candidate: Candidate | None = None) -> None:
         """Count an option removed by `rule` (keeping a few names to show)."""
         self.dropped[rule] = self.dropped.get(rule, 0) + 1
         names = self.examples.setdefault(rule, [])
         if example and example not in names and len(names) < 4:
             names.append(example)
+            if candidate is not None:
+                self.example_candidates.setdefault(rule, []).append(candidate)
 
 
 def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> bool:

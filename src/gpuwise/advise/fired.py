@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
-from gpuwise.advise.labels import option_label
+from gpuwise.advise.labels import hardware_words, option_label
 from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
+from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context
-from gpuwise.i18n import get_lang, t, unsigned_zero
+from gpuwise.i18n import LANGS, get_lang, t, unsigned_zero
 
 if TYPE_CHECKING:
     from gpuwise.advise.outcome import Plan
@@ -27,7 +28,10 @@ def money(amount: float, currency: str) -> str:
 _label = option_label
 
 
-def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
+def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
+    """Owning against renting, each at its total; a rental cheaper by less than the prices'
+    own uncertainty (`margin`), or by less than the rounding shown, is said to cost about the
+    same, never 'below' a figure that reads the same."""
     cur, months = plan.currency, plan.scenario.months
     be = break_even_of(own, rent, months)
     if own.cost.total <= rent.cost.total:
@@ -43,15 +47,21 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
                 "break_even_month": be.months if be.months else "—",
             },
         )
+    rent_total, own_total = money(rent.cost.total, cur), money(own.cost.total, cur)
+    tied = rent_total == own_total or own.cost.total - rent.cost.total <= margin * min(
+        own.cost.total, rent.cost.total
+    )
+    compare = "plan.compare_about_same" if tied else "plan.compare_below"
     return (
         "rent-when-light",
         {
+            **{f"compare_{lang}": t(compare, lang=lang) for lang in LANGS},
             "busy_hours_per_month": rent.busy_hours_per_month,
             "months": months,
             "rent_option": _label(rent),
-            "rent_total": money(rent.cost.total, cur),
+            "rent_total": rent_total,
             "own_option": _label(own),
-            "own_total": money(own.cost.total, cur),
+            "own_total": own_total,
             "break_even": (
                 t("plan.breaks_even_at", hours=f"{be.hours_per_day:.1f}")
                 if be.hours_per_day is not None
@@ -232,7 +242,8 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         (o for o in plan.set_aside + plan.infeasible if o.candidate.kind == "rent"), None
     )
     if other_own and other_rent and other_own.own_spec and other_rent.rent_spec:
-        out.append(_buy_vs_rent(plan, other_own, other_rent))
+        margin = assumption(cat, "price_uncertainty_fraction").value
+        out.append(_buy_vs_rent(plan, other_own, other_rent, margin))
     if own and s.months <= 3 and "resale" in own.cost.items:
         capex = sum(own.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
         resale = -own.cost.items.get("resale", 0.0)
@@ -261,6 +272,8 @@ def _local_rules(plan: Plan) -> list[Fired]:
             "option": _label(best),
             "quant": best.sized.quant,
             "memory_gb": best.candidate.gpu.memory_gb,
+            "hardware_en": hardware_words(best.candidate, "en"),
+            "hardware_zh": hardware_words(best.candidate, "zh"),
         }
         out.append(("individual-local", params))
     if plan.set_aside:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuwise.i18n import get_lang, t
+from gpuwise.i18n import Lang, get_lang, t
 
 if TYPE_CHECKING:
+    from gpuwise.advise.candidates import Candidate
     from gpuwise.advise.evaluate import Option
 
 
@@ -23,3 +24,50 @@ def option_label(o: Option) -> str:
     name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
     billing = t(f"billing.{c.billing}")
     return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.node_devices}){machines}"
+
+
+def candidate_words(c: Candidate, lang: Lang) -> str:
+    """A configuration in words, by display names, for a sentence (never 'own:x×1[2/8]'):
+    '8× NVIDIA Tesla P40', 'AMD Instinct MI355X server ×1 (uses 2 of 8 devices)', '2 machines
+    of 4× …', or a rental's provider, instance and billing."""
+    if c.system is not None:
+        text = f"{c.system.name} ×{c.nodes}"
+        if c.idle_devices:
+            total = c.count + c.idle_devices
+            text += (" " if lang == "en" else "") + t(
+                "plan.system_uses", lang=lang, used=c.count, total=total
+            )
+        return text
+    if c.kind == "rent" and c.provider and c.offer:
+        name = c.provider.name_zh if lang == "zh" else c.provider.name_en
+        billing = t(f"billing.{c.billing}", lang=lang)
+        return t(
+            "plan.tie_name", lang=lang, provider=name, instance=c.offer.instance, billing=billing
+        )
+    cards = c.cards or c.count  # in one machine
+    if c.nodes > 1:
+        return t("plan.machines_of_cards", lang=lang, n=c.nodes, count=cards, gpu=c.gpu.name)
+    return t("plan.cards_of", lang=lang, count=cards, gpu=c.gpu.name)
+
+
+def hardware_words(c: Candidate, lang: Lang) -> str:
+    """What an option runs on, by device count and memory, for 'X is enough': 'a single 16 GB
+    card', '8 × 16 GB cards', 'one NVIDIA DGX Spark (GB10, 128 GB)', '2 × 141 GB devices of
+    one NVIDIA HGX H200 server' — never 'a single card' for eight of them."""
+    g = c.gpu
+    if c.system is not None:
+        return t(
+            "plan.hw_system_devices",
+            lang=lang,
+            count=c.count,
+            memory_gb=g.memory_gb,
+            system=c.system.name,
+            systems=c.nodes,
+        )
+    if g.whole_system:
+        return t("plan.hw_whole_system", lang=lang, gpu=g.name, count=c.cards or c.count)
+    cards = c.cards or c.count
+    memory_gb = g.memory_gb * g.devices_per_card
+    if cards == 1:
+        return t("plan.hw_one_card", lang=lang, memory_gb=memory_gb)
+    return t("plan.hw_cards", lang=lang, count=cards, memory_gb=memory_gb)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuwise.advise.candidates import CandidateSet
+from gpuwise.advise.candidates import Candidate, CandidateSet
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
+from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
@@ -28,10 +29,22 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += pooling_note(cat, s, plan.options or plan.infeasible)
     out += domestic_rental_note(cat, plan)
     if cs.dropped.get("more-devices-slower"):
-        examples = ", ".join(cs.examples.get("more-devices-slower", []))
         n = cs.dropped["more-devices-slower"]
-        out.append(("plan.note_more_devices_slower", {"n": n, "examples": examples}))
+        examples = cs.example_candidates.get("more-devices-slower", [])
+        out.append(("plan.note_more_devices_slower", {"n": n, **examples_in_words(examples)}))
     return out
+
+
+def examples_in_words(examples: list[Candidate]) -> dict[str, str]:
+    """A few configurations named in words, in en and zh ('examples_en', 'examples_zh')."""
+    from gpuwise.i18n import LANGS, t
+
+    return {
+        f"examples_{lang}": t("plan.examples_sep", lang=lang).join(
+            candidate_words(c, lang) for c in examples
+        )
+        for lang in LANGS
+    }
 
 
 def pooling_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:

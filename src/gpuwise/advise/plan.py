@@ -141,7 +141,7 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
         for o in sorted(group, key=lambda o: o.candidate.count):
             speed = _faster(o)
             if o.sized.speed_known and best and speed <= best * 1.001:
-                cs.drop("more-devices-slower", o.candidate.label)
+                cs.drop("more-devices-slower", o.candidate.label, o.candidate)
                 continue
             best = max(best, speed if o.sized.speed_known else 0.0)
             kept.append(o)

@@ -10,8 +10,10 @@ from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.systems import sold_as_system
 from gpuwise.estimate.memory import gpu_capacity_bytes
+from gpuwise.i18n import LANGS, t
 
 Fired = tuple[str, dict[str, Any]]
 from gpuwise.advise.sizing import TIGHT_HEADROOM  # noqa: E402
@@ -100,9 +102,27 @@ def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) 
     if c.already_owned:
         o.rules.append(("owned-hardware", {"gpu": g.name, "count": c.cards or c.count}))
     if g.whole_system and c.kind == "own":
-        o.rules.append(("whole-system", {"gpu": g.name, "memory_gb": g.memory_gb}))
+        o.rules.append(("whole-system", {"gpu": g.name, **memory_share(g)}))
     if c.system is not None and c.kind == "own" and not c.already_owned:
         _system_rules(o)
+
+
+def memory_share(g: Gpu) -> dict[str, Any]:
+    """How much of a whole computer's memory a GPU job gets, in en and zh, by its platform as
+    the catalog describes it: a Metal (macOS) machine wires a share for the GPU; another
+    unified-memory machine (DGX Spark's GB10 on DGX OS, a Ryzen AI Max under Linux) shares it
+    with the CPU through its driver — never macOS words for a machine that does not run macOS."""
+    if "metal" in g.stack.names():
+        key = "plan.memory_share_metal"
+    elif g.unified_memory and g.usable_memory_fraction:
+        key = "plan.memory_share_driver"
+    elif g.unified_memory:
+        key = "plan.memory_share_shared"
+    else:
+        key = "plan.memory_share_own"
+    numbers = {"memory_gb": g.memory_gb, "pct": g.usable_memory_fraction or 1.0}
+    phrases = {f"memory_share_{lang}": t(key, lang=lang, **numbers) for lang in LANGS}
+    return {"memory_gb": g.memory_gb, **phrases}
 
 
 def _system_rules(o: Option) -> None:
@@ -262,6 +282,13 @@ def words(params: dict[str, Any]) -> dict[str, Any]:
         key = "arch." + str(params["architecture"]).lower().replace(" ", "-")
         named = t(key)
         out["architecture"] = params["architecture"] if named == key else named
+    for name in ("stack", "feature", "strategy"):
+        if isinstance(params.get(name), str):
+            key = f"{name}.{params[name]}"
+            named = t(key)
+            out[name] = params[name] if named == key else named
+    if isinstance(params.get("torch_compile"), str):
+        out["torch_compile"] = t(f"support.{params['torch_compile']}")
     if "checkpointing_on" in params:
         out["checkpointing"] = t(f"checkpointing.{'on' if params['checkpointing_on'] else 'off'}")
     return out
