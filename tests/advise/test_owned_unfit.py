@@ -33,7 +33,8 @@ def test_an_owned_card_too_small_is_named_with_what_would_fit() -> None:
     assert plan.owned_unfit == [("rtx-4060", 1, 8.0)]
     fired = dict(plan.rules)
     assert "owned-too-small" in fired
-    assert "rtx-4060" in fired["owned-too-small"]["owned"]
+    # named as people know it, not by its catalog id (blind review wave 6: raw ids in rules)
+    assert load_catalog().gpu_by_id("rtx-4060").name in fired["owned-too-small"]["owned"]
     need = float(fired["owned-too-small"]["need"].split()[0])
     assert need > 8.0  # the smallest configuration that fits needs more than the 8 GB owned
     assert not any(o.candidate.already_owned for o in plan.options)

@@ -7,6 +7,7 @@ review found are pinned one by one."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,20 @@ def test_strategy_and_support_words_are_translated_in_chinese() -> None:
         }
     with using_lang("en"):
         assert words({"strategy": "none"})["strategy"] == "multi-GPU"
+
+
+def test_groups_left_out_are_named_by_display_names() -> None:
+    """'trainium, trainium2 …', 'ryzen-ai-max-395 (128 GB)', 'atlas-800t-a2' in rule texts:
+    the ids stay in the plan's data, the sentence names the hardware."""
+    cat = load_catalog()
+    plan = _plan(BY_ID["local-qwen3-235b-mac-or-strix"], "en")
+    texts = {r: _rule(plan, r, "en") for r, _ in plan.rules}
+    for rule in ("rent-only-hardware", "system-not-sold-here", "no-system-listed"):
+        if rule not in texts:
+            continue
+        for hardware_id in plan.dropped_examples[rule]:
+            raw = re.compile(rf"(?<![\w-]){re.escape(hardware_id)}(?![\w-])")
+            assert not raw.search(texts[rule]), (rule, hardware_id)
+    if "rent-only-hardware" in texts:
+        first = plan.dropped_examples["rent-only-hardware"][0]
+        assert cat.gpu_by_id(first).name in texts["rent-only-hardware"]

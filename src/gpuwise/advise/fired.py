@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
@@ -158,10 +159,27 @@ PER_OPTION_ONLY = ("sized-format", "micro-batch-fits", "requests-not-maxima", "s
 """Rules that describe one option's configuration: shown on the option, not on the plan."""
 
 
-def _dropped_rules(plan: Plan) -> list[Fired]:
-    """Why whole groups of options are missing: export rules, rent-only chips, spot, region."""
+def hardware_name(cat: Catalog, hardware_id: str) -> str:
+    """A card's or a system's display name for a sentence (the id where the catalog has none)."""
+    with contextlib.suppress(KeyError):
+        return cat.gpu_by_id(hardware_id).name
+    system = next((x for x in cat.extra("system") if x.id == hardware_id), None)
+    return system.name if system is not None else hardware_id
+
+
+def _sized_name(cat: Catalog, gpu_id: str, memory_gb: float) -> str:
+    """'AMD Ryzen AI Max+ 395 (128 GB)', without a second size where the name says it."""
+    name = hardware_name(cat, gpu_id)
+    size = f"{memory_gb:g}"
+    return name if f"{size} GB" in name or f"{size}GB" in name else f"{name} ({size} GB)"
+
+
+def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
+    """Why whole groups of options are missing: export rules, rent-only chips, spot, region;
+    the cards and systems named as people know them (the ids stay in `plan.dropped_examples`)."""
     out: list[Fired] = []
-    ex, n = plan.dropped_examples, plan.dropped
+    n = plan.dropped
+    ex = {k: [hardware_name(cat, i) for i in v] for k, v in plan.dropped_examples.items()}
     for rule in (
         "export-restricted",
         "rent-only-hardware",
@@ -171,7 +189,13 @@ def _dropped_rules(plan: Plan) -> list[Fired]:
     ):
         if n.get(rule):
             out.append(
-                (rule, {"cards": ", ".join(ex.get(rule, [])) + (" …" if n[rule] > 4 else "")})
+                (
+                    rule,
+                    {
+                        "cards": t("plan.name_sep").join(ex.get(rule, []))
+                        + (" …" if n[rule] > 4 else "")
+                    },
+                )
             )
     if n.get("spot-not-for-this-job") and plan.scenario.workload.kind != "local":
         out.append(("spot-not-for-this-job", {"count": n["spot-not-for-this-job"]}))
@@ -180,14 +204,14 @@ def _dropped_rules(plan: Plan) -> list[Fired]:
     return out
 
 
-def _vram_rule(plan: Plan) -> list[Fired]:
+def _vram_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     """Cards that could not hold the job at all, beside the smallest configuration that does
     (smallest in memory over all its devices, so counts of different sizes compare fairly)."""
     fitted = [*plan.options, *plan.unchecked, *plan.infeasible]
     if not plan.unfit or not fitted:
         return []
     smallest = min(fitted, key=lambda o: o.sized.memory.device_total_bytes * o.candidate.count)
-    cards = ", ".join(f"{g} ({mem:g} GB)" for g, mem in plan.unfit[:3])
+    cards = t("plan.name_sep").join(_sized_name(cat, g, mem) for g, mem in plan.unfit[:3])
     total = smallest.sized.memory.device_total_bytes * smallest.candidate.count
     return [
         (
@@ -202,7 +226,7 @@ def _vram_rule(plan: Plan) -> list[Fired]:
     ]
 
 
-def _owned_unfit_rule(plan: Plan) -> list[Fired]:
+def _owned_unfit_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     """The user's own hardware that cannot run the job, beside the smallest configuration that
     can — said first, since it is the option the user expected to see."""
     if not plan.owned_unfit:
@@ -213,7 +237,9 @@ def _owned_unfit_rule(plan: Plan) -> list[Fired]:
         if fitted
         else None
     )
-    owned = ", ".join(f"{n}× {g} ({mem:g} GB)" for g, n, mem in plan.owned_unfit)
+    owned = t("plan.name_sep").join(
+        f"{n}× {_sized_name(cat, g, mem)}" for g, n, mem in plan.owned_unfit
+    )
     return [
         (
             "owned-too-small",
@@ -252,9 +278,9 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     if rent:
         out += _rent_rules(plan, rent)
     out += _billing_rule(plan)
-    out = _owned_unfit_rule(plan) + out
-    out += _vram_rule(plan) + _local_rules(plan) + site_rules(plan)
-    return out + _dropped_rules(plan) + _option_rules(plan)
+    out = _owned_unfit_rule(cat, plan) + out
+    out += _vram_rule(cat, plan) + _local_rules(plan) + site_rules(plan)
+    return out + _dropped_rules(cat, plan) + _option_rules(plan)
 
 
 def _priced_own(options: list[Option]) -> Option | None:
