@@ -113,7 +113,7 @@ def test_ucloud_gpu_hosts_follow_the_price_page_rule(cat: Catalog) -> None:
     }
     for o in hosts:
         assert o.vcpu is not None and o.ram_gb is not None
-        monthly = cpu_ram_month[(o.vcpu, int(o.ram_gb))] + per_card_month[o.gpu] * o.gpu_count
+        monthly = cpu_ram_month[(int(o.vcpu), int(o.ram_gb))] + per_card_month[o.gpu] * o.gpu_count
         by_billing = {p.billing: p.amount for p in o.prices}
         assert by_billing["monthly"] == pytest.approx(monthly), o.instance
         assert by_billing["yearly"] == pytest.approx(monthly * 10), o.instance
