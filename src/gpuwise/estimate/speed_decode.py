@@ -29,6 +29,17 @@ def _read_bytes_per_token(r: Resolved, batch: int) -> float:
     return total / r.tp + replicated_attention_bytes(r.strategy, r.tp, m, r.fmt)
 
 
+def _expert_read_bytes(r: Resolved, batch: int) -> float:
+    """The routed experts' share of `_read_bytes_per_token`: the experts the batch touches."""
+    m = r.req.model
+    _, _, linear, counts = param_split(m)
+    if not (m.moe and counts.ffn_experts):
+        return 0.0
+    scale = linear / max(1, counts.total - counts.embedding - counts.lm_head)
+    expert_bytes = counts.ffn_experts * scale * r.fmt.bits_per_weight / 8
+    return expert_bytes * _experts_touched(r, batch) / r.tp
+
+
 def _experts_touched(r: Resolved, batch: int) -> float:
     """The share of experts a batch routes to: 1 − (1 − k/E)^batch (1 for a dense model)."""
     moe = r.req.model.moe
@@ -69,6 +80,8 @@ class DecodeTerms:
     quantized_weights: float
     layers: int
     link_s: float
+    expert_bytes: float = 0.0
+    """The routed experts' part of `weight_bytes` (fused MoE kernels read them)."""
 
 
 def decode_terms(
@@ -84,12 +97,16 @@ def decode_terms(
     flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
     quantized = _quantized_weights(r, batch, weights) * (1 - offload)
     link = 2 * m.layers * link_latency_s if r.tp > 1 else 0.0
-    return DecodeTerms(weights, kv, offload, flops, quantized, m.layers, link)
+    experts = _expert_read_bytes(r, batch)
+    return DecodeTerms(weights, kv, offload, flops, quantized, m.layers, link, experts)
 
 
 def step_time(t: DecodeTerms, rt: Rates, cpu_bps: float = 0.0) -> tuple[float, str]:
     """Seconds of one decode step at the given rates, and the bound hit."""
-    memory = (t.weight_bytes * (1 - t.offload) + t.kv_bytes) / rt.bandwidth_bps
+    expert_bps = rt.expert_bandwidth_bps or rt.bandwidth_bps
+    dense = t.weight_bytes - t.expert_bytes
+    memory = (dense * (1 - t.offload) + t.kv_bytes) / rt.bandwidth_bps
+    memory += t.expert_bytes * (1 - t.offload) / expert_bps
     cpu = t.weight_bytes * t.offload / cpu_bps if t.offload and cpu_bps else 0.0
     compute = t.flops / rt.flops
     dequant = t.quantized_weights * rt.dequant_s_per_weight
