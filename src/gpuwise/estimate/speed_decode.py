@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwise.estimate.kv import kv_cache_bytes
+from gpuwise.estimate.layout import replicated_attention_bytes, sequences_per_gpu
 from gpuwise.estimate.resolve import Resolved
 from gpuwise.estimate.speed_rates import Rates, kernel_kind
 from gpuwise.estimate.weights import expert_params, param_split, weight_bytes
@@ -25,7 +26,7 @@ def _read_bytes_per_token(r: Resolved, batch: int) -> float:
         scale = linear / max(1, counts.total - counts.embedding - counts.lm_head)
         expert_bytes = counts.ffn_experts * scale * r.fmt.bits_per_weight / 8
         total -= expert_bytes * (1 - _experts_touched(r, batch))
-    return total / r.tp
+    return total / r.tp + replicated_attention_bytes(r.strategy, r.tp, m, r.fmt)
 
 
 def _experts_touched(r: Resolved, batch: int) -> float:
@@ -76,8 +77,9 @@ def decode_terms(
     """The bytes, FLOPs and quantized weights of one step of `batch` sequences at `context`."""
     m = r.req.model
     weights = _read_bytes_per_token(r, batch)
+    sequences = sequences_per_gpu(r.strategy, r.tp, batch)
     kv = kv_cache_bytes(
-        m, max(1, int(context)), batch, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
+        m, max(1, int(context)), sequences, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
     )
     flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
     quantized = _quantized_weights(r, batch, weights) * (1 - offload)
