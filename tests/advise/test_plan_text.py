@@ -174,3 +174,13 @@ def test_groups_left_out_are_named_by_display_names() -> None:
     if "rent-only-hardware" in texts:
         first = plan.dropped_examples["rent-only-hardware"][0]
         assert cat.gpu_by_id(first).name in texts["rent-only-hardware"]
+
+
+def test_every_multi_gpu_layout_has_words_in_both_languages() -> None:
+    """A layout added to estimate.request.STRATEGIES without words would reach zh raw."""
+    from gpuwise.estimate.request import STRATEGIES
+    from gpuwise.i18n import messages
+
+    for strategy in (*STRATEGIES, "none"):
+        texts = messages().get(f"strategy.{strategy}", {})
+        assert texts.get("en") and texts.get("zh"), strategy
