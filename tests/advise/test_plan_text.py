@@ -86,7 +86,7 @@ def test_individual_local_says_the_real_device_count_and_memory() -> None:
         assert f"{cards} 张 {best.gpu.memory_gb:g} GB 显卡" in zh
     assert "single" not in en or cards == 1
     if best.gpu.whole_system:
-        assert best.gpu.name in en and f"台 {best.gpu.name}" in zh
+        assert best.gpu.name in en and f"台 {best.gpu.name} 整机" in zh
 
 
 def test_individual_local_counts_eight_cards_as_eight() -> None:

@@ -65,7 +65,9 @@ def hardware_words(c: Candidate, lang: Lang) -> str:
             systems=c.nodes,
         )
     if g.whole_system:
-        return t("plan.hw_whole_system", lang=lang, gpu=g.name, count=c.cards or c.count)
+        machines = c.cards or c.count
+        key = "plan.hw_one_whole_system" if machines == 1 else "plan.hw_whole_system"
+        return t(key, lang=lang, gpu=g.name, count=machines)
     cards = c.cards or c.count
     memory_gb = g.memory_gb * g.devices_per_card
     if cards == 1:
