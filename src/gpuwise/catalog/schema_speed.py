@@ -124,6 +124,9 @@ class EngineScheduler(Sourced):
     min_memory_gb: NonNegativeFloat = 0.0
     unless_name_contains: str | None = None
     """The entry does not apply to a card whose name contains this (case-insensitive)."""
+    built_before: dt.date | None = None
+    """The entry applies only to engine builds older than this date (a measurement's build);
+    current builds skip it."""
 
 
 class StepLaunch(Sourced):
