@@ -9,6 +9,7 @@ from gpuwise.advise.labels import option_label
 from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
+from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context
 from gpuwise.i18n import get_lang, t, unsigned_zero
 
@@ -27,8 +28,41 @@ def money(amount: float, currency: str) -> str:
 _label = option_label
 
 
-def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
+def tied(own: Option, rent: Option, margin: float, currency: str) -> bool:
+    """Two totals the plan cannot tell apart: within `margin` of the cheaper one (the prices'
+    own uncertainty), or the same once rounded as shown ("$1 below $1" is never said)."""
+    a, b = own.cost.total, rent.cost.total
+    return abs(a - b) <= margin * min(a, b) or money(a, currency) == money(b, currency)
+
+
+def _tie(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
+    """A near tie: hardware already owned is said to win it (nothing to buy or start);
+    otherwise both totals are named as equal and the break-even settles it."""
     cur, months = plan.currency, plan.scenario.months
+    params: dict[str, Any] = {
+        "own_option": _label(own),
+        "own_total": money(own.cost.total, cur),
+        "rent_option": _label(rent),
+        "rent_total": money(rent.cost.total, cur),
+        "margin": margin,
+    }
+    if own.candidate.already_owned:
+        return ("owned-tie", params)
+    be = break_even_of(own, rent, months)
+    params["busy_hours_per_month"] = rent.busy_hours_per_month
+    params["months"] = months
+    params["break_even"] = (
+        t("plan.breaks_even_at", hours=f"{be.hours_per_day:.1f}")
+        if be.hours_per_day is not None
+        else t("plan.never_breaks_even")
+    )
+    return ("own-rent-tie", params)
+
+
+def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> Fired:
+    cur, months = plan.currency, plan.scenario.months
+    if tied(own, rent, margin, cur):
+        return _tie(plan, own, rent, margin)
     be = break_even_of(own, rent, months)
     if own.cost.total <= rent.cost.total:
         return (
@@ -64,7 +98,7 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option) -> Fired:
 def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
     out: list[Fired] = []
     cur, items = plan.currency, rent.cost.items
-    gpu_part = items.get("compute", 0.0) + items.get("spot_rework", 0.0)
+    gpu_part = sum(items.get(k, 0.0) for k in ("compute", "spot_rework", "session_overhead"))
     hidden = rent.cost.total - gpu_part
     if gpu_part > 0 and hidden > 0:
         out.append(
@@ -232,7 +266,8 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         (o for o in plan.set_aside + plan.infeasible if o.candidate.kind == "rent"), None
     )
     if other_own and other_rent and other_own.own_spec and other_rent.rent_spec:
-        out.append(_buy_vs_rent(plan, other_own, other_rent))
+        margin = assumption(cat, "price_uncertainty_fraction").value
+        out.append(_buy_vs_rent(plan, other_own, other_rent, margin))
     if own and s.months <= 3 and "resale" in own.cost.items:
         capex = sum(own.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
         resale = -own.cost.items.get("resale", 0.0)
