@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,36 @@ def test_every_provider_has_a_rental_session_kind() -> None:
     for pid in cat.providers:
         assert len(kinds.get(pid, [])) == 1, pid
     assert set(kinds) <= set(cat.providers)
+
+
+def _with_total(o: Option, total: float) -> Option:
+    """A copy of the option whose bill sums to `total` (same items, scaled)."""
+    scale = total / o.cost.total
+    copy_ = replace(o)
+    copy_.cost = replace(o.cost, items={k: v * scale for k, v in o.cost.items.items()})
+    return copy_
+
+
+def test_owned_hardware_ranks_first_within_the_tie_tolerance(hobbyist: Plan) -> None:
+    from gpuwise.advise.plan import _rank_key
+
+    owned = next(o for o in hobbyist.options if o.candidate.already_owned)
+    rental = next(o for o in hobbyist.options if o.candidate.kind == "rent")
+    own, rent = _with_total(owned, 10.0), _with_total(rental, 9.7)  # rental 3% cheaper
+    s = hobbyist.scenario
+    assert sorted([rent, own], key=_rank_key(s, 0.05))[0] is own
+    assert sorted([rent, own], key=_rank_key(s, 0.0))[0] is rent
+    far = _with_total(rental, 9.0)  # 10% cheaper: outside the tolerance, the rental wins
+    assert sorted([far, own], key=_rank_key(s, 0.05))[0] is far
+
+
+def test_equal_rounded_totals_are_never_said_one_below_the_other(hobbyist: Plan) -> None:
+    from gpuwise.advise.fired import _buy_vs_rent
+
+    owned = next(o for o in hobbyist.options if o.candidate.already_owned)
+    rental = next(o for o in hobbyist.options if o.candidate.kind == "rent")
+    # $1.40 against $0.60: 57% apart, but both shown as "$1"
+    rule, params = _buy_vs_rent(hobbyist, _with_total(owned, 1.4), _with_total(rental, 0.6))
+    assert rule == "owned-tie" and params["own_total"] == params["rent_total"]
+    rule, _ = _buy_vs_rent(hobbyist, _with_total(owned, 14.0), _with_total(rental, 6.0), 0.05)
+    assert rule == "rent-when-light"

@@ -226,9 +226,7 @@ def _price_machine(
         assert c.provider and c.offer
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
         overhead = session_overhead(cat, c.provider.id, c.provider.hosting, download_gb(cat, s))
-        usage = replace(
-            rent_usage(s, sized), session_hours=overhead.hours, sessions=sessions_of(s)
-        )
+        usage = replace(rent_usage(s, sized), session_hours=overhead.hours, sessions=sessions_of(s))
         cost = rent_cost(rent.spec, busy, sch.months, usage, sch.active_months)
         stale = sum(p.stale for p in rent.prices[:1])
         if run_hours is not None and rent.spec.billing not in COMMIT_MONTHS:

@@ -195,7 +195,6 @@ def rent_cost(
     else:
         if usage.session_hours > 0:  # kept running: one start-up, inside the paid periods
             details["sessions"], details["session_hours"] = 1.0, usage.session_hours
-            busy += usage.session_hours
         needed = committed_months(busy, months, active_months)
         periods = committed_periods(needed, period)
         items["compute"] = spec.price_per_hour * HOURS_PER_MONTH * period * periods
