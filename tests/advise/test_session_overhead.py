@@ -200,3 +200,19 @@ def test_equal_rounded_totals_are_never_said_one_below_the_other(hobbyist: Plan)
     assert rule == "owned-tie" and params["own_total"] == params["rent_total"]
     rule, _ = _buy_vs_rent(hobbyist, _with_total(owned, 14.0), _with_total(rental, 6.0), 0.05)
     assert rule == "rent-when-light"
+
+
+def test_a_person_renting_a_public_cloud_gpu_vm_is_told_about_its_quota(hobbyist: Plan) -> None:
+    cloud_vms = [
+        o for o in hobbyist.options if o.candidate.provider and o.candidate.provider.id == "azure"
+    ]
+    pods = [
+        o for o in hobbyist.options if o.candidate.provider and o.candidate.provider.id == "vast"
+    ]
+    assert cloud_vms and pods
+    assert all(any(k == "risk.cloud_quota" for k, _ in o.risks) for o in cloud_vms)
+    assert not any(k == "risk.cloud_quota" for o in pods for k, _ in o.risks)
+
+
+def test_a_company_is_not_warned_about_personal_account_quotas(sweep: Plan) -> None:
+    assert not any(k == "risk.cloud_quota" for o in sweep.options for k, _ in o.risks)

@@ -109,6 +109,9 @@ class RentalSession(Sourced):
     providers: list[str]
     start_min: NonNegativeFloat
     image_gb: NonNegativeFloat = 0.0
+    quota_request: bool = False
+    """GPU VMs of this kind need a per-family quota the account must request first (on-demand
+    and spot apart); a new individual account may have little or none."""
     basis: Literal["measured", "published", "derived", "assumption"]
 
 

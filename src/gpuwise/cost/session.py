@@ -45,16 +45,28 @@ def _sessions_by_provider(cat: Catalog) -> dict[str, RentalSession]:
     )
 
 
+def _row(cat: Catalog, provider_id: str, hosting: str) -> RentalSession:
+    """The provider's rental-session row, else the fallback for its kind of hosting."""
+    row = _sessions_by_provider(cat).get(provider_id)
+    if row is None:
+        kind = FALLBACK_KIND.get(hosting, "gpu-cloud-vm")
+        row = next(r for r in cat.extra("rental_session") if r.kind == kind)
+    return row
+
+
+def needs_quota_request(cat: Catalog, provider_id: str, hosting: str) -> bool:
+    """Whether the provider's GPU VMs need a quota the account must request before launching
+    (a public cloud's per-family GPU quota): a new personal account may have none."""
+    return _row(cat, provider_id, hosting).quota_request
+
+
 def session_overhead(
     cat: Catalog, provider_id: str, hosting: str, weights_gb: float
 ) -> SessionOverhead:
     """Start-up and download minutes of one session on `provider_id`, for `weights_gb` of
     model weights (GB = 1e9 bytes). The environment image a VM pulls downloads at the same
     rate as the weights."""
-    row = _sessions_by_provider(cat).get(provider_id)
-    if row is None:
-        kind = FALLBACK_KIND.get(hosting, "gpu-cloud-vm")
-        row = next(r for r in cat.extra("rental_session") if r.kind == kind)
+    row = _row(cat, provider_id, hosting)
     rate_mb_s = assumption(cat, "model_download_mb_per_s").value
     download_s = (row.image_gb + max(0.0, weights_gb)) * 1000 / rate_mb_s
     return SessionOverhead(row.kind, row.start_min, download_s / 60)
