@@ -205,3 +205,29 @@ def test_thousands_of_calls_are_fast() -> None:
         own_cost(own, float(i % 700), 24)
         rent_cost(rent, float(i % 700), 24, usage)
     assert time.perf_counter() - start < 0.3
+
+
+def test_each_session_bills_its_start_up_and_a_spot_restart_is_one_more_session() -> None:
+    usage = RentUsage(public_ip=False, data_gb=0, session_hours=0.25, sessions=50)
+    cost = rent_cost(rent_spec(), 0.1 * 50, 1, usage)
+    assert cost.items["session_overhead"] == pytest.approx(10.0 * 0.25 * 50)
+    assert cost.details["sessions"] == 50
+    risk = SpotRisk(interruptions_per_hour=0.1, restart_hours=0.25)
+    spot = rent_cost(rent_spec(billing="spot", spot=risk), 100.0, 1, usage)
+    assert spot.details["sessions"] == pytest.approx(50 + 10)
+    # the restart is billed as a session, so the rework keeps only the lost half-checkpoint
+    assert spot.items["spot_rework"] == pytest.approx(10.0 * 10 * 0.25)
+
+
+def test_a_kept_running_rental_pays_its_start_up_once_inside_its_periods() -> None:
+    usage = RentUsage(public_ip=False, session_hours=0.25, sessions=50)
+    spec = rent_spec(billing="monthly", price=3000.0, per="month")
+    cost = rent_cost(spec, 10.0, 1, usage)
+    assert cost.details["sessions"] == 1
+    assert "session_overhead" not in cost.items
+    assert cost.items["compute"] == pytest.approx(3000.0)
+
+
+def test_without_session_figures_the_bill_is_unchanged() -> None:
+    cost = rent_cost(rent_spec(), 10.0, 1, RentUsage(public_ip=False))
+    assert "session_overhead" not in cost.items and "sessions" not in cost.details

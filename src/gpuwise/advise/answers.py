@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from gpuwise.advise.evaluate import Option, incomplete_capex
+from gpuwise.advise.evaluate import Option, caveated, incomplete_capex
 from gpuwise.advise.labels import option_label
 from gpuwise.advise.outcome import break_even_of
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
@@ -61,11 +61,16 @@ def _cloud(o: Option) -> Tie:
 
 def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[Tie]:
     """Other rentals whose totals are within `margin` of the best one's: as good an answer,
-    given what their prices are known to (at most two, cheapest first)."""
+    given what their prices are known to (at most two, cheapest first). One whose framework
+    runs there only partly (a PyTorch job on a TPU needs PyTorch/XLA or a JAX port) is not as
+    good as a rental that runs the job as written, whatever its price."""
     others = [
         o
         for o in options
-        if o.candidate.kind == "rent" and o is not rent and not incomplete_capex(o)
+        if o.candidate.kind == "rent"
+        and o is not rent
+        and not incomplete_capex(o)
+        and (caveated(rent) or not caveated(o))
     ]
     close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]
     return [_cloud(o) for o in close[:2]]

@@ -21,7 +21,9 @@ from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
 from gpuwise.cost.model import PriceRef, busy_hours_per_month
+from gpuwise.cost.rent import COMMIT_MONTHS
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own, resolve_rent
+from gpuwise.cost.session import session_overhead
 from gpuwise.cost.system import as_system_cost, resolve_system
 from gpuwise.errors import UserError
 
@@ -91,6 +93,12 @@ def best_use_of_each_system(ranked: list[Option]) -> list[Option]:
     return out
 
 
+def caveated(o: Option) -> bool:
+    """A framework or the chosen format runs on this card only partly (ROCm, CANN, XLA gaps,
+    experimental kernels): real work to make it go, on top of the price."""
+    return o.sized.support == "partial" or any(k == "risk.partial_support" for k, _ in o.risks)
+
+
 def incomplete_capex(o: Option) -> bool:
     """The card, host or instance has no price: the total is a floor, not a cost to rank by."""
     return bool(CAPEX_ITEMS & set(o.cost.unpriced))
@@ -145,6 +153,31 @@ def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
     )
 
 
+def sessions_of(s: Scenario) -> float:
+    """Rental sessions a project starts when billed by the hour: one per training run (a
+    sweep of 50 short runs starts 50 instances), one for a service or local use (started once
+    and kept running)."""
+    w = s.workload
+    if w.kind == "train" and w.train_tokens() > 0:
+        return max(1.0, w.runs_per_month * s.months)
+    return 1.0
+
+
+def download_gb(cat: Catalog, s: Scenario) -> float:
+    """GB of weights a fresh instance downloads: the checkpoint as published (its exact bytes
+    where the catalog knows them, else 16 bits a parameter). QLoRA quantizes that checkpoint
+    on load, so it downloads the 16-bit files too."""
+
+    def build() -> float:
+        from gpuwise.advise.workload import workload_model
+
+        m = workload_model(cat, s)[0]
+        exact = m.weight_bytes_exact
+        return (exact if exact else m.params_b * 1e9 * 2) / 1e9
+
+    return cat.derived(("download_gb", s.workload.model), build)
+
+
 def machines(cost: CostOption, nodes: int, own: bool) -> CostOption:
     """The cost of `nodes` identical machines; owned machines joined into one job also need a
     switch and cables, which the catalog does not price (shown unpriced, never free)."""
@@ -192,9 +225,12 @@ def _price_machine(
             return option
         assert c.provider and c.offer
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
-        usage = rent_usage(s, sized)
+        overhead = session_overhead(cat, c.provider.id, c.provider.hosting, download_gb(cat, s))
+        usage = replace(rent_usage(s, sized), session_hours=overhead.hours, sessions=sessions_of(s))
         cost = rent_cost(rent.spec, busy, sch.months, usage, sch.active_months)
         stale = sum(p.stale for p in rent.prices[:1])
+        if run_hours is not None and rent.spec.billing not in COMMIT_MONTHS:
+            run_hours += overhead.hours  # each run waits for its own session to start
         option = Option(c, sized, cost, busy, run_hours, stale, rent_spec=rent.spec, usage=usage)
         option.prices = rent.prices[:1]
         return option

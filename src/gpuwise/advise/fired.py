@@ -29,11 +29,43 @@ def money(amount: float, currency: str) -> str:
 _label = option_label
 
 
-def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
-    """Owning against renting, each at its total; a rental cheaper by less than the prices'
-    own uncertainty (`margin`), or by less than the rounding shown, is said to cost about the
-    same, never 'below' a figure that reads the same."""
+def tied(own: Option, rent: Option, margin: float, currency: str) -> bool:
+    """Two totals the plan cannot tell apart: within `margin` of the cheaper one (the prices'
+    own uncertainty), or the same once rounded as shown ("$1 below $1" is never said)."""
+    a, b = own.cost.total, rent.cost.total
+    return abs(a - b) <= margin * min(a, b) or money(a, currency) == money(b, currency)
+
+
+def _tie(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
+    """A near tie: hardware already owned is said to win it (nothing to buy or start);
+    otherwise both totals are named as equal and the break-even settles it."""
     cur, months = plan.currency, plan.scenario.months
+    params: dict[str, Any] = {
+        "own_option": _label(own),
+        "own_total": money(own.cost.total, cur),
+        "rent_option": _label(rent),
+        "rent_total": money(rent.cost.total, cur),
+        "margin": margin,
+    }
+    if own.candidate.already_owned:
+        return ("owned-tie", params)
+    be = break_even_of(own, rent, months)
+    params["busy_hours_per_month"] = rent.busy_hours_per_month
+    params["months"] = months
+    params["break_even"] = (
+        t("plan.breaks_even_at", hours=f"{be.hours_per_day:.1f}")
+        if be.hours_per_day is not None
+        else t("plan.never_breaks_even")
+    )
+    return ("own-rent-tie", params)
+
+
+def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> Fired:
+    """Owning against renting, each at its total; totals the plan cannot tell apart (within the
+    prices' own uncertainty `margin`, or the same once rounded) are a tie, said as such."""
+    cur, months = plan.currency, plan.scenario.months
+    if tied(own, rent, margin, cur):
+        return _tie(plan, own, rent, margin)
     be = break_even_of(own, rent, months)
     if own.cost.total <= rent.cost.total:
         return (
@@ -49,10 +81,10 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
             },
         )
     rent_total, own_total = money(rent.cost.total, cur), money(own.cost.total, cur)
-    tied = rent_total == own_total or own.cost.total - rent.cost.total <= margin * min(
+    same = rent_total == own_total or own.cost.total - rent.cost.total <= margin * min(
         own.cost.total, rent.cost.total
     )
-    compare = "plan.compare_about_same" if tied else "plan.compare_below"
+    compare = "plan.compare_about_same" if same else "plan.compare_below"
     return (
         "rent-when-light",
         {
@@ -75,7 +107,7 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
 def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
     out: list[Fired] = []
     cur, items = plan.currency, rent.cost.items
-    gpu_part = items.get("compute", 0.0) + items.get("spot_rework", 0.0)
+    gpu_part = sum(items.get(k, 0.0) for k in ("compute", "spot_rework", "session_overhead"))
     hidden = rent.cost.total - gpu_part
     if gpu_part > 0 and hidden > 0:
         out.append(

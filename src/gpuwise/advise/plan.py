@@ -23,6 +23,7 @@ from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
     Option,
     best_use_of_each_system,
+    caveated,
     check_constraints,
     incomplete_capex,
     price,
@@ -148,13 +149,7 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
     return kept
 
 
-def caveated(o: Option) -> bool:
-    """A framework or the chosen format runs on this card only partly (ROCm, CANN, XLA gaps,
-    experimental kernels): real work to make it go, on top of the price."""
-    return o.sized.support == "partial" or any(k == "risk.partial_support" for k, _ in o.risks)
-
-
-def _rank_key(s: Scenario) -> Any:
+def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
     capacity — before one that needs framework or kernel work (partial support). Cards the user
@@ -164,7 +159,9 @@ def _rank_key(s: Scenario) -> Any:
     an office consumer card (advise.site). An option that meets the speed target or deadline
     only at its central estimate ranks after those that meet it at the slow end (margin.py).
     At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
-    ranks after a desktop, a workstation or a rental that does the same job."""
+    ranks after a desktop, a workstation or a rental that does the same job. Hardware the
+    user already owns ranks first among options within `margin` of its cost (the prices' own
+    uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
     def key(o: Option) -> tuple[bool, bool, bool, bool, bool, bool, float, float, str]:
         return (
@@ -174,7 +171,7 @@ def _rank_key(s: Scenario) -> Any:
             s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
             s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
             s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
-            o.cost.total,
+            o.cost.total / (1 + margin) if o.candidate.already_owned else o.cost.total,
             o.time_hours or 0.0,
             o.candidate.label,
         )
@@ -205,13 +202,18 @@ def reading_floor(cat: Catalog, s: Scenario) -> float | None:
 
 
 def _classify(
-    s: Scenario, options: list[Option], budget: float | None, floor: float | None = None
+    s: Scenario,
+    options: list[Option],
+    budget: float | None,
+    floor: float | None = None,
+    margin: float = 0.0,
 ) -> tuple[list[Option], list[Option], list[Option]]:
     """(ranked, unchecked, infeasible): passing, not checkable, breaking a limit."""
     for o in options:
         check_constraints(s, o, budget, floor)
-    ranked = sorted((o for o in options if o.feasible and o.checked), key=_rank_key(s))
-    unchecked = sorted((o for o in options if o.feasible and not o.checked), key=_rank_key(s))
+    key = _rank_key(s, margin)
+    ranked = sorted((o for o in options if o.feasible and o.checked), key=key)
+    unchecked = sorted((o for o in options if o.feasible and not o.checked), key=key)
     infeasible = sorted((o for o in options if not o.feasible), key=lambda o: o.cost.total)
     return ranked, unchecked, infeasible
 
@@ -236,7 +238,8 @@ def make_plan(
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     found.options = drop_slower_with_more(found.options, cs)
     floor = reading_floor(cat, s)
-    ranked, unchecked, infeasible = _classify(s, found.options, budget, floor)
+    margin = assumption(cat, "price_uncertainty_fraction").value
+    ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin)
     ranked, unchecked = best_use_of_each_system(ranked), best_use_of_each_system(unchecked)
     set_aside: list[Option] = []
     if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):
@@ -248,7 +251,6 @@ def make_plan(
         ((g, mem) for g, mem in found.tried.items() if g not in found.fitted),
         key=lambda kv: -kv[1],
     )
-    margin = assumption(cat, "price_uncertainty_fraction").value
     plan = Plan(
         s,
         ranked,

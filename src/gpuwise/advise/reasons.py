@@ -12,6 +12,7 @@ from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.systems import sold_as_system
+from gpuwise.cost.session import needs_quota_request
 from gpuwise.estimate.memory import gpu_capacity_bytes
 from gpuwise.i18n import LANGS, t
 
@@ -235,8 +236,21 @@ def option_risks(
     if c.kind == "own" and g.vendor not in ("nvidia", "apple") and s.ops_capacity != "strong":
         o.risks.append(("risk.ecosystem", {"vendor_id": g.vendor}))
     _server_site_risk(cat, s, o)
+    _quota_risk(cat, s, o)
     site_risks(s, o)
     legacy_driver_risk(cat, o)
+
+
+def _quota_risk(cat: Catalog, s: Scenario, o: Option) -> None:
+    """A person renting a public cloud's GPU VM: its GPU family needs a quota the account must
+    request first (spot apart), which a new personal account may not have; the blind review's
+    hobbyist was sent to an 8x A100 spot VM no new account can launch."""
+    c = o.candidate
+    if c.kind != "rent" or c.provider is None or s.entity != "individual":
+        return
+    if needs_quota_request(cat, c.provider.id, c.provider.hosting):
+        names = {"note_en": c.provider.name_en, "note_zh": c.provider.name_zh}
+        o.risks.append(("risk.cloud_quota", names))
 
 
 def _server_site_risk(cat: Catalog, s: Scenario, o: Option) -> None:

@@ -6,6 +6,9 @@
 - `site`: where an owned machine sits (home, office, server room, data centre) and the PUE
   preset that place implies.
 - `server_power_ratio`: a GPU server's power over its GPUs' TDP, per GPU architecture.
+- `rental_session`: the minutes a rental session spends before useful work (boot, image or
+  environment pull) for one kind of provider (hyperscaler VM, GPU-cloud VM, container pod),
+  and which providers are of that kind.
 - `cost_assumption`: a named constant of the cost model (idle draw as a share of TDP, default
   spot interruption rate, restart time, …), each with a source and a `basis` that says whether
   it was measured, published, derived by arithmetic, or is an explicit assumption.
@@ -90,7 +93,30 @@ class ServerPowerRatio(Sourced):
     ratio: float = Field(ge=1.0, le=4.0)
 
 
+SessionKind = Literal["hyperscaler-vm", "gpu-cloud-vm", "container"]
+
+
+class RentalSession(Sourced):
+    """What one rental session costs in time before the job's first step, by kind of provider.
+
+    Every session of a rented run (each run billed by the hour, each spot restart) pays it at
+    the instance's rate: a 6-minute LoRA run on a VM that takes ten minutes to boot is mostly
+    boot. `start_min` is the boot or pod start; `image_gb` is the environment (a CUDA container
+    image) a VM pulls after booting (a container pod's image pull is in its `start_min`).
+    """
+
+    kind: SessionKind
+    providers: list[str]
+    start_min: NonNegativeFloat
+    image_gb: NonNegativeFloat = 0.0
+    quota_request: bool = False
+    """GPU VMs of this kind need a per-family quota the account must request first (on-demand
+    and spot apart); a new individual account may have little or none."""
+    basis: Literal["measured", "published", "derived", "assumption"]
+
+
 COST_KINDS: dict[str, type[BaseModel]] = {
+    "rental_session": RentalSession,
     "host_platform": HostPlatform,
     "cost_assumption": CostAssumption,
     "site": Site,

@@ -1,7 +1,8 @@
 """The cost of renting one offer in one billing mode over a horizon, hidden costs included.
 
 - hourly modes (on-demand, spot): price x hours used, plus for spot the expected rework
-  (gpuwise.cost.spot) as a separate item;
+  (gpuwise.cost.spot) as a separate item; where the usage says how long a session takes to
+  start (cost.session), each session (a run, a spot restart) bills that time as its own item;
 - committed modes (monthly, yearly, reserved, savings plans): whole periods, whatever the use,
   as many as the work really needs: the months in which it runs (a one-off 40-hour job needs
   one month, not the project's twelve), and never fewer than its busy hours fill (a 2,000-hour
@@ -83,6 +84,10 @@ class RentUsage:
     checkpoint_min: float = 30.0
     public_ip: bool = True
     nat: bool = False
+    session_hours: float = 0.0
+    """Start-up and model download of one session (cost.session); 0: not modelled."""
+    sessions: float = 0.0
+    """Sessions over the horizon billed by the hour (one per run; spot restarts add theirs)."""
 
 
 def committed_periods(months: float, period_months: int) -> int:
@@ -135,6 +140,38 @@ def _hidden_items(
         add("nat_traffic", h.nat_per_gb, usage.egress_gb_per_month * months)
 
 
+def _hourly_extras(
+    spec: RentSpec,
+    usage: RentUsage,
+    busy: float,
+    items: dict[str, float],
+    details: dict[str, float],
+) -> float:
+    """Hours billed besides the work: spot rework and each session's start-up and download.
+
+    Where sessions are modelled, a spot restart is one more session: its start-up is billed
+    in `session_overhead`, so the rework item keeps only the work lost since the checkpoint
+    (never counting the restart twice)."""
+    extra = 0.0
+    restarts = 0.0
+    if spec.spot:
+        restarts = expected_interruptions(busy, spec.spot)
+        risk = spec.spot
+        if usage.session_hours > 0:
+            risk = SpotRisk(risk.interruptions_per_hour, 0.0)
+        extra = rework_hours(busy, risk, usage.checkpoint_min)
+        items["spot_rework"] = spec.price_per_hour * extra
+        details["interruptions"] = restarts
+        details["rework_hours"] = extra
+    if usage.session_hours > 0:
+        sessions = max(1.0, usage.sessions) + restarts
+        overhead = usage.session_hours * sessions
+        items["session_overhead"] = spec.price_per_hour * overhead
+        details["sessions"], details["session_hours"] = sessions, usage.session_hours
+        extra += overhead
+    return extra
+
+
 def rent_cost(
     spec: RentSpec,
     busy_hours_per_month: float,
@@ -154,13 +191,10 @@ def rent_cost(
     period = COMMIT_MONTHS.get(spec.billing)
     if period is None:
         items["compute"] = spec.price_per_hour * busy
-        extra = rework_hours(busy, spec.spot, usage.checkpoint_min) if spec.spot else 0.0
-        if spec.spot:
-            items["spot_rework"] = spec.price_per_hour * extra
-            details["interruptions"] = expected_interruptions(busy, spec.spot)
-            details["rework_hours"] = extra
-        running = busy + extra
+        running = busy + _hourly_extras(spec, usage, busy, items, details)
     else:
+        if usage.session_hours > 0:  # kept running: one start-up, inside the paid periods
+            details["sessions"], details["session_hours"] = 1.0, usage.session_hours
         needed = committed_months(busy, months, active_months)
         periods = committed_periods(needed, period)
         items["compute"] = spec.price_per_hour * HOURS_PER_MONTH * period * periods
