@@ -85,7 +85,7 @@ def gpu_detail(d: dict[str, Any]) -> Table:
         date = p["date"] or t("cost.undated")
         condition, channel = t(f"condition.{p['condition']}"), t(f"channel.{p['channel']}")
         bought = t("gpus.price_bought", condition=condition, channel=channel)
-        text = f"{p['amount']:,.0f} {p['currency']} ({date}; {bought})"
+        text = f"{p['amount']:,.0f} {p['currency']} ({date}): {bought}"
         rows.append((f"price.{p['kind']}", text))
     for s in d["sources"]:
         rows.append(("col.source", f"{s['url']} ({s['retrieved']})"))
