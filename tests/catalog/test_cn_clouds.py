@@ -5,9 +5,10 @@ whose GPU prices are only behind a log-in says so with a source.
 The issue aims at 150 offers over 12 providers. The provider aim is met (12 on 2026-12-05:
 Alibaba's 2023 ECS list, Featurize's 2021 table and 共绩算力 joined). The stored public material
 gave far fewer citable prices than 150 (Huawei, Volcano Engine, AutoDL and Kingsoft publish no GPU
-price list that could be read, the big clouds show current prices only after log-in), so the
-floor below is what the catalog holds today; the offer aim is kept as an expected failure that
-turns into a pass when enough sourced offers arrive.
+price list that could be read, the big clouds show current prices only after log-in; a second
+search on 2026-12-05 for H20, H800, A800, L20 and Ascend 910B rentals found no citable price
+beyond Compshare's and 晨涧云's), so the floor below is what the catalog holds today; the offer
+aim is kept as an expected failure that turns into a pass when enough sourced offers arrive.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from gpuwise.advise.regions import find_region, offer_in_region
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.catalog import Catalog
 
-FLOOR_OFFERS = 94
-"""CN offers on 2026-12-05 (57 on 2026-12-04, 37 before issue 29): a data change that loses any
-fails here."""
+FLOOR_OFFERS = 99
+"""CN offers on 2026-12-05 (94 earlier that day, 57 on 2026-12-04, 37 before issue 29): a data
+change that loses any fails here."""
 FLOOR_PROVIDERS = 12
 AIM_OFFERS, AIM_PROVIDERS = 150, 12
 
@@ -76,11 +77,44 @@ def test_cn_multi_gpu_and_billing_modes_are_covered(cat: Catalog) -> None:
 
 
 def test_log_in_only_prices_are_flagged_with_a_source(cat: Catalog) -> None:
-    """Alibaba, Huawei, Volcano Engine, AutoDL, JD, Kingsoft, UCloud and Baidu (BCC) show GPU
-    prices only after log-in: the provider table says so, and cites where that is stated."""
-    gated = {"alibaba", "huawei", "volcengine", "autodl", "jdcloud", "kingsoft", "ucloud", "baidu"}
+    """Alibaba, Huawei, Volcano Engine, AutoDL, JD, Kingsoft, UCloud, Baidu (BCC) and Tencent
+    (every family newer than GT4) show GPU prices only after log-in: the provider table says so,
+    and cites where that is stated."""
+    gated = {
+        "alibaba",
+        "huawei",
+        "volcengine",
+        "autodl",
+        "jdcloud",
+        "kingsoft",
+        "ucloud",
+        "baidu",
+        "tencent",
+    }
     for pid in gated:
         p = cat.providers[pid]
         assert p.public_prices is False, pid
         source = p.field_sources.get("public_prices")
         assert source in cat.sources, (pid, source)
+
+
+def test_ucloud_gpu_hosts_follow_the_price_page_rule(cat: Catalog) -> None:
+    """UCloud's UHost price page priced a GPU host as CPU+memory row + a per-card price, with
+    hourly = monthly × 1.5 / 720 and yearly = monthly × 10: every UHost GPU offer obeys that rule,
+    so a typo in one of the derived rows fails here."""
+    cpu_ram_month = {(4, 8): 360, (8, 16): 720, (16, 32): 1440}
+    per_card_month = {"tesla-p40": 2500, "v100-16gb": 5000}
+    hosts = [o for o in cat.offers if o.provider == "ucloud" and o.instance.startswith("UHost")]
+    assert {(o.gpu, int(o.gpu_count)) for o in hosts} >= {
+        ("tesla-p40", 1),
+        ("tesla-p40", 4),
+        ("v100-16gb", 1),
+        ("v100-16gb", 4),
+    }
+    for o in hosts:
+        assert o.vcpu is not None and o.ram_gb is not None
+        monthly = cpu_ram_month[(int(o.vcpu), int(o.ram_gb))] + per_card_month[o.gpu] * o.gpu_count
+        by_billing = {p.billing: p.amount for p in o.prices}
+        assert by_billing["monthly"] == pytest.approx(monthly), o.instance
+        assert by_billing["yearly"] == pytest.approx(monthly * 10), o.instance
+        assert by_billing["on-demand"] == pytest.approx(monthly * 1.5 / 720, abs=0.005), o.instance

@@ -16,6 +16,7 @@ import yaml
 
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.export.serve import serve_args
 from tests.export.conftest import first
 from tests.export.helpers import bash_syntax_ok, command_words, flag_values
 
@@ -119,3 +120,15 @@ def test_replicas_and_checkpoint_formats_are_said(export: Any, plans: Any, table
     awq = first(plan, lambda o: tables.value("vllm_quantization", o.sized.quant) == "awq")
     note = dict(export("cost-extreme", "vllm", awq)[1].notes)["export.note_checkpoint"]
     assert note["method"] == "AWQ"
+
+
+def test_dp_attention_layout_is_launched_with_the_engines_flags(view: Any, tables: Any) -> None:
+    """A plan that sized an MLA model with DP attention exports the flags that run it so."""
+    v = view("cost-extreme", 1, strategy="dp-attention", devices=8, machines=1, replicas=1)
+    sglang = flag_values(serve_args(v, tables, "sglang", "deepseek-ai/DeepSeek-V3.2"))
+    assert sglang["--tp-size"] == "8" and sglang["--dp-size"] == "8"
+    assert "--enable-dp-attention" in sglang
+    vllm = flag_values(serve_args(v, tables, "vllm", "deepseek-ai/DeepSeek-V3.2"))
+    assert vllm["--tensor-parallel-size"] == "1" and vllm["--data-parallel-size"] == "8"
+    assert "--enable-expert-parallel" in vllm
+    assert vllm["--max-num-seqs"] == str(-(-v.concurrency_per_replica // 8))

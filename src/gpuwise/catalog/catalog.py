@@ -161,7 +161,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     "train_efficiency": ("mode", "architecture", "precision", "model_kind"),
     "step_launch": ("engine",),
     "error_band": ("kind", "engine", "card_class"),
-    "engine_scheduler": ("engine", "min_memory_gb", "unless_name_contains"),
+    "engine_scheduler": ("engine", "min_memory_gb", "unless_name_contains", "built_before"),
     "matmul_fraction": ("architecture",),
     "feature": ("stack", "feature"),
     "resale": ("gpu", "date", "months_since_launch"),

@@ -80,6 +80,9 @@ class Engine(Sourced):
     allocator_reserve_fraction: float = Field(default=0.0, ge=0, le=0.5)
     preallocate_fraction: float | None = Field(default=None, gt=0, le=1)
     kv_latent_for_mla: bool = True
+    mla_dp_attention: bool = False
+    """Serves an MLA model's attention data parallel across its GPUs (each GPU caches its own
+    sequences' latent KV and holds the attention weights whole; estimate/layout.py)."""
     embeddings_on_cpu: bool = False
     prefill_chunk_tokens: int | None = Field(default=None, gt=0)
     moe_tile_tokens: int | None = Field(default=None, gt=0)

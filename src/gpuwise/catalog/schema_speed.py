@@ -37,6 +37,10 @@ class DecodeEfficiency(Sourced):
     engine: str = "any"
     memory: MemoryKind = "any"
     bandwidth_fraction: float = Field(gt=0, le=1)
+    expert_bandwidth_fraction: float | None = Field(default=None, gt=0, le=1)
+    """The share a MoE's fused expert kernels reach reading the routed experts a step touches
+    (few tokens per expert at decode: short, scattered weight tiles), where it differs from the
+    dense layers' long streams; None: the same share."""
     calibrated_on: list[str] = Field(default_factory=list)
 
 
@@ -120,6 +124,9 @@ class EngineScheduler(Sourced):
     min_memory_gb: NonNegativeFloat = 0.0
     unless_name_contains: str | None = None
     """The entry does not apply to a card whose name contains this (case-insensitive)."""
+    built_before: dt.date | None = None
+    """The entry applies only to engine builds older than this date (a measurement's build);
+    current builds skip it."""
 
 
 class StepLaunch(Sourced):

@@ -16,6 +16,11 @@ from gpuwise.estimate import activations as act
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.features import TRAINING_NOTES, feature_notes
 from gpuwise.estimate.kv import kv_cache_bytes
+from gpuwise.estimate.layout import (
+    DP_ATTENTION,
+    replicated_attention_bytes,
+    sequences_per_gpu,
+)
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
 from gpuwise.estimate.weights import lora_params, module_params, param_split, weight_bytes
@@ -107,6 +112,8 @@ def _finish(
         + 0.5 * breakdown["cuda_context"]
         + 0.03 * breakdown["weights"]
     )
+    if r.strategy == DP_ATTENTION:
+        notes.append(("est.note_dp_attention", {"gpus": r.tp, "engine": r.engine.id}))
     if r.context > r.req.model.max_context:
         notes.append(
             ("est.note_beyond_context", {"context": r.context, "max": r.req.model.max_context})
@@ -126,18 +133,20 @@ def _inference_parts(r: Resolved, c: MemoryConstants) -> dict[str, float]:
     """Weights, KV cache, prefill activations, logits and workspace for serving."""
     m, req, split = r.req.model, r.req, r.tp * r.layer_split
     wb = weight_bytes(m, r.fmt, r.engine.embeddings_on_cpu)
+    sequences = sequences_per_gpu(r.strategy, r.tp, req.batch)
     kv = (
         kv_cache_bytes(
-            m, r.context, req.batch, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
+            m, r.context, sequences, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
         )
         / r.layer_split
     )
+    replicated = replicated_attention_bytes(r.strategy, r.tp, m, r.fmt)
     tokens = req.batch * r.prompt_tokens
     if r.engine.prefill_chunk_tokens:
         tokens = min(tokens, r.engine.prefill_chunk_tokens)
     eager = r.attention == "eager"
     parts = {
-        "weights": wb.weights / split,
+        "weights": wb.weights / split + replicated / r.layer_split,
         "quant_constants": wb.quant_constants / split,
         "kv_cache": kv,
         # fp32 logits: the last token of each sequence, or every prompt token (old transformers)
@@ -231,7 +240,7 @@ def _saved_inputs(r: Resolved) -> act.SavedInputs:
 def _shard(parts: dict[str, float], r: Resolved, c: MemoryConstants) -> None:
     """Divide model states across GPUs the way DDP, ZeRO, FSDP, TP and PP do."""
     n, s = r.req.gpus, r.strategy
-    if s in ("tp", "pp"):
+    if s in ("tp", "dp-attention", "pp"):
         for k in ("weights", "quant_constants", "lora_adapters", "gradients", "optimizer_states"):
             parts[k] /= n
         return

@@ -20,6 +20,7 @@ STRATEGIES = (
     "zero2-offload",
     "zero3-offload",
     "tp",
+    "dp-attention",
     "pp",
     "device-map",
 )

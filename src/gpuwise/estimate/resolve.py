@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from gpuwise.catalog.schema_memory import Engine, KvDtype, Optimizer, Precision, WeightFormat
 from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.estimate.layout import DP_ATTENTION, can_dp_attention, prefers_dp_attention
 from gpuwise.estimate.request import MemoryRequest, check_tp, validate
 
 DEFAULT_INFERENCE_CONTEXT = 4096
@@ -82,7 +83,7 @@ def _strategy(req: MemoryRequest, engine: Engine) -> tuple[str, int, int]:
     strategy = req.strategy
     if strategy == "none" and req.gpus > 1:
         strategy = "ddp" if req.training else "tp" if engine.preallocate_fraction else "device-map"
-    tp = req.gpus if strategy == "tp" else 1
+    tp = req.gpus if strategy in ("tp", DP_ATTENTION) else 1
     split = req.gpus if strategy in ("pp", "device-map") else 1
     return strategy, tp, split
 
@@ -96,8 +97,10 @@ def resolve(req: MemoryRequest, c: MemoryConstants) -> Resolved:
     fmt = c.weight_format(req.quant or _default_quant(req, engine))
     _check_format(req, fmt)
     strategy, tp, split = _strategy(req, engine)
-    if strategy == "tp":
+    if strategy in ("tp", DP_ATTENTION):
         check_tp(req.model, tp)
+    if strategy == DP_ATTENTION and not can_dp_attention(req.model, engine, req.gpus):
+        raise UserError("estimate.no_dp_attention", model=req.model.id, engine=engine.id)
     if split > req.model.layers:
         raise UserError(
             "flags.too_many_stages", gpus=req.gpus, model=req.model.id, layers=req.model.layers
@@ -113,10 +116,14 @@ def resolve(req: MemoryRequest, c: MemoryConstants) -> Resolved:
     )
     prompt = min(req.prompt_tokens or context, context)
     attention = req.attention or ("sdpa" if engine.id == "transformers" else "flash")
+    kv = c.kv_dtype(req.kv_dtype or engine.default_kv_dtype)
+    if req.strategy == "none" and strategy == "tp":
+        dp = (req.model, engine, fmt, kv.bytes_per_element, context, req.batch, req.gpus)
+        strategy = DP_ATTENTION if prefers_dp_attention(*dp) else strategy
     return Resolved(
         req=req,
         fmt=fmt,
-        kv=c.kv_dtype(req.kv_dtype or engine.default_kv_dtype),
+        kv=kv,
         optimizer=c.optimizer(req.optimizer),
         precision=c.precision(req.precision),
         engine=engine,

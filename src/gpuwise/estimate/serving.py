@@ -8,6 +8,8 @@ queue. Throughput is set by that running batch, not by the number sent.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from gpuwise.catalog.schema import Gpu
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import max_batch
@@ -16,12 +18,18 @@ from gpuwise.estimate.speed_constants import SpeedConstants
 
 
 def running_requests(
-    req: MemoryRequest, mc: MemoryConstants, sc: SpeedConstants, gpu: Gpu, waiting: int
+    req: MemoryRequest,
+    mc: MemoryConstants,
+    sc: SpeedConstants,
+    gpu: Gpu,
+    waiting: int,
+    built: dt.date | None = None,
 ) -> int:
-    """Requests running at once out of `waiting`: the scheduler's cap and the KV cache's
-    (`req.context` tokens each, the engine's preallocated share of memory), at least one."""
+    """Requests running at once out of `waiting`: the scheduler's cap (of the engine build
+    `built`, None: current) and the KV cache's (`req.context` tokens each, the engine's
+    preallocated share of memory), at least one."""
     cap = waiting
-    sched = sc.scheduler(req.engine or "", gpu)
+    sched = sc.scheduler(req.engine or "", gpu, built)
     if sched is not None:
         cap = min(cap, sched.max_running_requests)
     fits = max_batch(req.with_(batch=1), mc, gpu)

@@ -153,9 +153,9 @@ def prepare_case(
     gpu = cat.gpu_by_id(case["gpu_id"])
     concurrency = case.get("concurrency") if kind == "serving" else None
     if concurrency and case.get("saturated"):
-        concurrency = running_requests(
-            req, mc, sc or SpeedConstants.from_catalog(cat), gpu, int(concurrency)
-        )
+        consts = sc or SpeedConstants.from_catalog(cat)
+        built = case.get("build_date")
+        concurrency = running_requests(req, mc, consts, gpu, int(concurrency), built)
     inputs = SpeedInputs(
         gpu=gpu,
         gen_tokens=gen,

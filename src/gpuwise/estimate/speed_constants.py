@@ -227,8 +227,12 @@ class SpeedConstants(EngineLookups, PrefillLookups):
         hit = own or (cap if cap and cap.fraction < dec.bandwidth_fraction else None)
         if hit is None:
             return dec
+        experts = dec.expert_bandwidth_fraction
         return DecodeEfficiency(
-            engine=hit.engine, bandwidth_fraction=hit.fraction, source=hit.source
+            engine=hit.engine,
+            bandwidth_fraction=hit.fraction,
+            expert_bandwidth_fraction=min(experts, hit.fraction) if experts else None,
+            source=hit.source,
         )
 
     def matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuwise.estimate.kv import kv_cache_bytes
+from gpuwise.estimate.layout import replicated_attention_bytes, sequences_per_gpu
 from gpuwise.estimate.resolve import Resolved
 from gpuwise.estimate.speed_rates import Rates, kernel_kind
 from gpuwise.estimate.weights import expert_params, param_split, weight_bytes
@@ -25,7 +26,18 @@ def _read_bytes_per_token(r: Resolved, batch: int) -> float:
         scale = linear / max(1, counts.total - counts.embedding - counts.lm_head)
         expert_bytes = counts.ffn_experts * scale * r.fmt.bits_per_weight / 8
         total -= expert_bytes * (1 - _experts_touched(r, batch))
-    return total / r.tp
+    return total / r.tp + replicated_attention_bytes(r.strategy, r.tp, m, r.fmt)
+
+
+def _expert_read_bytes(r: Resolved, batch: int) -> float:
+    """The routed experts' share of `_read_bytes_per_token`: the experts the batch touches."""
+    m = r.req.model
+    _, _, linear, counts = param_split(m)
+    if not (m.moe and counts.ffn_experts):
+        return 0.0
+    scale = linear / max(1, counts.total - counts.embedding - counts.lm_head)
+    expert_bytes = counts.ffn_experts * scale * r.fmt.bits_per_weight / 8
+    return expert_bytes * _experts_touched(r, batch) / r.tp
 
 
 def _experts_touched(r: Resolved, batch: int) -> float:
@@ -68,6 +80,8 @@ class DecodeTerms:
     quantized_weights: float
     layers: int
     link_s: float
+    expert_bytes: float = 0.0
+    """The routed experts' part of `weight_bytes` (fused MoE kernels read them)."""
 
 
 def decode_terms(
@@ -76,18 +90,23 @@ def decode_terms(
     """The bytes, FLOPs and quantized weights of one step of `batch` sequences at `context`."""
     m = r.req.model
     weights = _read_bytes_per_token(r, batch)
+    sequences = sequences_per_gpu(r.strategy, r.tp, batch)
     kv = kv_cache_bytes(
-        m, max(1, int(context)), batch, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
+        m, max(1, int(context)), sequences, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
     )
     flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
     quantized = _quantized_weights(r, batch, weights) * (1 - offload)
     link = 2 * m.layers * link_latency_s if r.tp > 1 else 0.0
-    return DecodeTerms(weights, kv, offload, flops, quantized, m.layers, link)
+    experts = _expert_read_bytes(r, batch)
+    return DecodeTerms(weights, kv, offload, flops, quantized, m.layers, link, experts)
 
 
 def step_time(t: DecodeTerms, rt: Rates, cpu_bps: float = 0.0) -> tuple[float, str]:
     """Seconds of one decode step at the given rates, and the bound hit."""
-    memory = (t.weight_bytes * (1 - t.offload) + t.kv_bytes) / rt.bandwidth_bps
+    expert_bps = rt.expert_bandwidth_bps or rt.bandwidth_bps
+    dense = t.weight_bytes - t.expert_bytes
+    memory = (dense * (1 - t.offload) + t.kv_bytes) / rt.bandwidth_bps
+    memory += t.expert_bytes * (1 - t.offload) / expert_bps
     cpu = t.weight_bytes * t.offload / cpu_bps if t.offload and cpu_bps else 0.0
     compute = t.flops / rt.flops
     dequant = t.quantized_weights * rt.dequant_s_per_weight

@@ -100,7 +100,11 @@ def to_toml(result: FitResult, header: str = HEADER) -> str:
     """The fitted groups as data/speed_fitted.toml text (sorted, so a refit diffs cleanly)."""
     lines = [header.rstrip(), ""]
     groups = (
-        ("decode_efficiency", result.decode, ("engine", "memory", "bandwidth_fraction")),
+        (
+            "decode_efficiency",
+            result.decode,
+            ("engine", "memory", "bandwidth_fraction", "expert_bandwidth_fraction"),
+        ),
         ("decode_overhead", result.overheads, ("engine", "backend", "ms_per_layer")),
         ("dequant_cost", result.dequant, ("engine", "kind", "flops_per_weight")),
         (
@@ -118,7 +122,8 @@ def to_toml(result: FitResult, header: str = HEADER) -> str:
         for entry in entries:
             lines.append(f"[[{table}]]")
             for key in keys:
-                lines.append(f"{key} = {_toml_value(getattr(entry, key))}")
+                if getattr(entry, key) is not None:
+                    lines.append(f"{key} = {_toml_value(getattr(entry, key))}")
             lines.append(f"calibrated_on = {_toml_value(list(entry.calibrated_on))}")
             lines.append(f"source = {_toml_value(entry.source)}")
             lines.append("")

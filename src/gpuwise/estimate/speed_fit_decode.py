@@ -146,12 +146,17 @@ def _decode_rows(
         t = decode_terms(pc.r, batch, _decode_context(pc), 0.0, link)
         bw = pc.gpu.memory_bandwidth_gbps or 1.0
         mem = (t.weight_bytes + t.kv_bytes) / (bw * 1e9)
+        expert_mem = t.expert_bytes / (bw * 1e9)
         vec = vector_flops(pc.gpu)
         deq = t.quantized_weights / vec if vec else 0.0
         engine = sc.engine_key(pc.engine, pc.inputs.built, pc.backend)
         a = v.of("a", engine, pc.memory)
         tau = v.of("tau", engine, pc.backend)
-        coefs = {a: mem / seconds, tau: t.layers * 1e-3 / seconds}
+        coefs = {a: (mem - expert_mem) / seconds, tau: t.layers * 1e-3 / seconds}
+        if expert_mem:
+            e = v.of("e", engine, pc.memory)
+            coefs[e] = expert_mem / seconds
+            members[("e", engine, pc.memory)].append(pc.id)
         if deq:
             fmt = f"{pc.kernel}:{pc.r.fmt.id}"
             c = v.of("c", engine, fmt)
@@ -185,7 +190,9 @@ def _parent(
         return (name, eras[group], key)
     if name == "c" and ":" in key:  # one format (gguf:q2_k) pools with its kind (gguf)
         return (name, group, key.split(":")[0])
-    if name == "a" and "-" in key:  # a backend's or SM's share (hbm-rocm, gddr-ecc-sm89) pools
+    if (
+        name in ("a", "e") and "-" in key
+    ):  # a backend's or SM's share (hbm-rocm, gddr-ecc-sm89) pools
         return (name, group, key.rsplit("-", 1)[0])  # with the shorter key's (hbm, gddr-ecc)
     if (group, key) == ("any", "any"):
         return None
@@ -246,7 +253,7 @@ def _pool_rows(
 
     def size(var: tuple[str, str, str]) -> float:
         value = x[v.index[var]] if x is not None and v.index[var] < len(x) else 0.0
-        return a_min + value if var[0] == "a" else max(value, _FLOOR[var[0]])
+        return a_min + value if var[0] in ("a", "e") else max(value, _FLOOR[var[0]])
 
     rows: list[tuple[dict[int, float], float]] = []
     for child in list(v.index):
@@ -258,6 +265,10 @@ def _pool_rows(
         root = (name, "any", "any")
         s = prior / max(size(root), a_min + value if name == "a" else max(value, _FLOOR[name]))
         rows.append(({v.index[root]: s}, value * s))
+    if ("e", "any", "any") in v.index:  # the experts' share leans on the dense share
+        e_root, a_root = ("e", "any", "any"), ("a", "any", "any")
+        s = prior / max(size(e_root), size(a_root))
+        rows.append(({v.index[e_root]: s, v.index[a_root]: -s}, 0.0))
     return rows
 
 
@@ -278,21 +289,33 @@ def fit_decode(
         while node:
             held[node].update(ids)
             node = _parent(node, eras, classes)
+    return _result(v, x, held, 1 / sc.fit.decode_bandwidth_fraction_max)
+
+
+def _result(
+    v: _Vars, x: list[float], held: dict[tuple[str, str, str], set[str]], a_min: float
+) -> FitResult:
+    """The fitted variables as catalog entries (the experts' share beside the dense share)."""
     out = FitResult()
-    a_min = 1 / sc.fit.decode_bandwidth_fraction_max
     for (name, group, key), i in sorted(v.index.items()):
         ids = sorted(held.get((name, group, key), set()))
         value = x[i]
         if name == "a":
+            e = v.index.get(("e", group, key))
             out.decode.append(
                 DecodeEfficiency(
                     engine=group,
                     memory=key,
                     bandwidth_fraction=round(1 / (a_min + value), 4),
+                    expert_bandwidth_fraction=round(1 / (a_min + x[e]), 4)
+                    if e is not None
+                    else None,
                     calibrated_on=ids,
                     source=FIT_SOURCE,
                 )
             )
+        elif name == "e":
+            continue
         elif name == "tau":
             out.overheads.append(
                 DecodeOverhead(

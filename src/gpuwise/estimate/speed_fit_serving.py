@@ -50,7 +50,9 @@ def decode_step_seconds(pc: PreparedCase, pre: SpeedConstants | None) -> tuple[f
     batch = pc.inputs.concurrency or 1
     rt = rates(pc.r, pre, pc.gpu, pc.inputs.backend, pc.inputs.built, pc.inputs.enforce_eager)
     t = decode_terms(pc.r, batch, pc.r.prompt_tokens + pc.inputs.gen_tokens / 2)
-    if t.flops / rt.flops > (t.weight_bytes + t.kv_bytes) / rt.bandwidth_bps:
+    expert_bps = rt.expert_bandwidth_bps or rt.bandwidth_bps
+    memory = (t.weight_bytes - t.expert_bytes + t.kv_bytes) / rt.bandwidth_bps
+    if t.flops / rt.flops > memory + t.expert_bytes / expert_bps:
         return None
     return decode / steps, batch
 

@@ -146,10 +146,15 @@ class EngineLookups:
         hit = _first(x for x in self.launches if x.engine == engine_family(engine))
         return hit.eager_era if hit and hit.eager_era else "eager"
 
-    def scheduler(self, engine: str, gpu: Gpu) -> EngineScheduler | None:
-        """The engine's default scheduler limits on this card (None: only memory limits it)."""
+    def scheduler(
+        self, engine: str, gpu: Gpu, built: dt.date | None = None
+    ) -> EngineScheduler | None:
+        """The engine's default scheduler limits on this card for a build of `built` (None:
+        current builds); None when only memory limits it."""
         for entry in self.schedulers:
             if entry.engine != engine_family(engine) or gpu.memory_gb < entry.min_memory_gb:
+                continue
+            if entry.built_before and (built is None or built >= entry.built_before):
                 continue
             skip = entry.unless_name_contains
             if skip and skip.lower() in gpu.name.lower():

@@ -41,6 +41,8 @@ class Rates:
     whatever the weights' format, so a W8A8 FP8 model's attention runs at the 16-bit tensor
     rate, half its GEMMs' peak. None: the same rate as the GEMMs."""
     factors: dict[str, Any] = field(default_factory=dict)
+    expert_bandwidth_bps: float | None = None
+    """The rate a decode step reads a MoE's routed experts at; None: `bandwidth_bps`."""
 
 
 def peak_half_flops(gpu: Gpu) -> float:
@@ -152,8 +154,18 @@ def rates(
         dequant_s_per_weight=per_weight,
         staging_bytes_per_weight=path.staging_bytes_per_weight,
         attention_flops=attention,
+        expert_bandwidth_bps=(
+            gpu.memory_bandwidth_gbps * 1e9 * dec.expert_bandwidth_fraction
+            if dec.expert_bandwidth_fraction and r.req.model.moe
+            else None
+        ),
         factors={
             "bandwidth_fraction": round(dec.bandwidth_fraction, 3),
+            **(
+                {"expert_bandwidth_fraction": round(dec.expert_bandwidth_fraction, 3)}
+                if dec.expert_bandwidth_fraction and r.req.model.moe
+                else {}
+            ),
             "overhead_ms_per_layer": round(over.ms_per_layer, 4),
             "prefill_rate": rate,
             "flops_fraction": round(fraction, 3),

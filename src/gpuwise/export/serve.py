@@ -33,6 +33,8 @@ def parallel_sizes(v: ExportView) -> tuple[int, int]:
     n = v.devices_per_replica
     if v.strategy == "pp":
         return 1, n
+    if v.strategy == "dp-attention":
+        return n, 1
     return (n, 1) if v.strategy == "tp" or n > 1 else (1, 1)
 
 
@@ -56,13 +58,24 @@ def health_path(t: ExportTables, engine: str) -> str:
     return t.flag(engine, "health_path")
 
 
+def dp_attention_args(engine: str, f: partial[str], n: int) -> list[str]:
+    """DP attention over `n` devices: vLLM runs n data-parallel ranks of one device each with
+    the experts spread over all of them; SGLang keeps --tp n and splits attention by --dp n."""
+    if engine == "vllm":
+        return [f("tensor_parallel"), "1", f("data_parallel"), str(n), f("dp_attention")]
+    return [f("tensor_parallel"), str(n), f("data_parallel"), str(n), f("dp_attention")]
+
+
 def serve_args(v: ExportView, t: ExportTables, engine: str, model: str) -> list[str]:
     """The server command as words: command, model, then flag/value pairs."""
     f = partial(t.flag, engine)
     words = t.flag(engine, "command").split()
     words += [model] if engine == "vllm" else [f("model"), model]
     tp, pp = parallel_sizes(v)
-    words += [f("tensor_parallel"), str(tp)]
+    if v.strategy == "dp-attention":  # attention data parallel, the rest split (layout.py)
+        words += dp_attention_args(engine, f, tp)
+    else:
+        words += [f("tensor_parallel"), str(tp)]
     if pp > 1:
         words += [f("pipeline_parallel"), str(pp)]
     words += [f("max_model_len"), str(v.context_tokens)]
@@ -76,7 +89,10 @@ def serve_args(v: ExportView, t: ExportTables, engine: str, model: str) -> list[
     kv = t.value(f"{engine}_kv_cache_dtype", v.kv_dtype or "f16")
     if kv:
         words += [f("kv_cache_dtype"), kv]
-    words += [f("max_num_seqs"), str(v.concurrency_per_replica)]
+    seqs = v.concurrency_per_replica
+    if v.strategy == "dp-attention" and engine == "vllm":  # a limit of each data-parallel rank
+        seqs = -(-seqs // tp)
+    words += [f("max_num_seqs"), str(seqs)]
     words += [f("host"), "0.0.0.0", f("port"), str(port_of(t, engine))]
     return words
 
