@@ -192,6 +192,19 @@ def test_site_and_company_choose_pue_and_tariff(cli) -> None:  # type: ignore[no
     assert bad.code == 2 and "garage" in bad.err
 
 
+def test_company_is_never_priced_at_a_used_listing(cli) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: --company buys new with warranty; the T4, priced only on eBay, is unpriced for
+    it (one line, exit 2), while a person is told the price is second-hand and from where."""
+    person = cli("cost", "--own", "t4", "--currency", "USD", "--json").json()["options"][0]
+    notes = {n["key"]: n["params"] for n in person["notes"]}
+    assert notes["cost.note_card_used"]["channel"] == "marketplace"
+    firm = cli("cost", "--own", "t4", "--company", "--currency", "USD")
+    assert firm.code == 2 and "second-hand" in firm.err and "Traceback" not in firm.err
+    new = cli("cost", "--own", "rtx-5090", "--company", "--currency", "USD", "--json").json()
+    keys = {n["key"] for n in new["options"][0]["notes"]}
+    assert "cost.note_card_new" in keys
+
+
 def test_vs_without_billing_takes_the_cheapest_for_the_use(cli) -> None:  # type: ignore[no-untyped-def]
     """Two hours a day for a month: by the hour; around the clock for three: by the month."""
     vs = ("cost", "--vs", "compshare:A800 80G ×1", "--currency", "CNY", "--json")

@@ -30,6 +30,7 @@ from gpuwise.catalog.systems import (
     systems_for,
     training_refusal,
 )
+from gpuwise.cost.channel import purchase_price
 
 CARD_COUNTS = (1, 2, 4, 8)
 DOMESTIC_VENDORS = ("huawei", "cambricon", "hygon", "moorethreads", "biren", "iluvatar", "metax")
@@ -144,11 +145,13 @@ def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet, min_node: int) -> None:
     """1, 2, 4, 8 cards of a part bought singly (a PCIe card in a sized host, an Apple Mac),
     and N full hosts of them where the job may scale out."""
     most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
+    # a company pays new prices only: a card sold only second-hand is unpriced for it
+    unpriced = purchase_price(gpu.prices, s.entity, "") is None
     for cards in CARD_COUNTS:
         devices = cards * gpu.devices_per_card
         if cards > most or devices > s.max_gpus:
             break
-        out.items.append(Candidate("own", gpu, devices, unpriced_card=not gpu.prices, cards=cards))
+        out.items.append(Candidate("own", gpu, devices, unpriced_card=unpriced, cards=cards))
     if not gpu.whole_system and most == gpu.max_per_host:
         full = most * gpu.devices_per_card
         for nodes in machine_counts(full, s, min_node):
@@ -157,7 +160,7 @@ def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet, min_node: int) -> None:
                     "own",
                     gpu,
                     full * nodes,
-                    unpriced_card=not gpu.prices,
+                    unpriced_card=unpriced,
                     cards=most,
                     nodes=nodes,
                 )

@@ -261,6 +261,7 @@ def power_options(s: Scenario) -> OwnOptions:
     return OwnOptions(
         site=s.owned_site(),
         payer=s.payer(),
+        buyer=s.entity,
         region=None if s.region.strip().lower() in ANY else s.region,
         workload=s.workload.kind,
         tariff=s.tariff,

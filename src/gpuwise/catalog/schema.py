@@ -143,6 +143,31 @@ class Price(Strict):
     note: str = ""
     includes_host: bool = False
     """The price is a whole server's divided by its GPUs: the host's share is already in it."""
+    condition: Literal["new", "used", "mixed"] | None = None
+    """What the price buys: new (with the maker's warranty), used (second-hand), or mixed (a
+    marketplace's listings of both, condition not stated). A launch price is new and a used
+    price used without saying so; a street price must say (the integrity tests check), because
+    an institution buys new only (gpuwise.cost.channel)."""
+    channel: Literal["list", "retail", "distributor", "marketplace", "report"] | None = None
+    """Where the price was seen: the maker's list price, a shop's new price, a distributor's
+    channel price, a marketplace's asking price (eBay, Xianyu), or a press report or guide.
+    None: list for a launch price, marketplace for a used one."""
+
+    @property
+    def bought_as(self) -> Literal["new", "used", "mixed"]:
+        """The condition this price buys, with the kind's default when the entry says none."""
+        if self.condition is not None:
+            return self.condition
+        if self.kind == "launch":
+            return "new"
+        return "used" if self.kind == "used" else "mixed"
+
+    @property
+    def seen_at(self) -> str:
+        """The channel this price was seen in, with the kind's default when the entry says none."""
+        if self.channel is not None:
+            return self.channel
+        return {"launch": "list", "used": "marketplace"}.get(self.kind, "report")
 
 
 class Gpu(Sourced):

@@ -42,7 +42,10 @@ def gpu_dict(cat: Catalog, g: Gpu) -> dict[str, Any]:
         "stack": g.stack.model_dump(exclude_defaults=True),
         "aliases": list(g.aliases),
         "export_note": g.export_note,
-        "prices": [p.model_dump(mode="json") for p in g.prices],
+        "prices": [
+            {**p.model_dump(mode="json"), "condition": p.bought_as, "channel": p.seen_at}
+            for p in g.prices
+        ],
         "sources": [source_dict(s) for s in cat.sources_of(g)],
         "field_sources": dict(g.field_sources),
     }

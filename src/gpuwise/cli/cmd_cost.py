@@ -78,6 +78,7 @@ class CostFlags:
             self.card_price, self.host_price, self.tariff, self.pue, self.platform,
             self.resale_pct, self.maintenance_pct, self.owned,
             site=self.site, payer="business" if self.company else None,
+            buyer="company" if self.company else None,
         )  # fmt: skip
 
     def rent_options(self) -> RentOptions:

@@ -17,6 +17,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import Maintenance, ResalePoint
+from gpuwise.cost.channel import Buyer, only_second_hand, purchase_price, street_price
 from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
@@ -118,25 +119,39 @@ def _find_resale_points(
 
 
 def _card_price(
-    gpu: Gpu, ctx: Context, user: float | None, owned: bool = False
+    gpu: Gpu, ctx: Context, user: float | None, owned: bool = False, buyer: Buyer | None = None
 ) -> tuple[float, list[Note], PriceRef | None]:
-    """Purchase price per card: the user's, else the newest street price, else launch price.
+    """Purchase price per card: the user's, else the price of the buyer's channel
+    (gpuwise.cost.channel: a company pays new prices only), else the launch price.
 
     Cards the user already owns need no price (nothing is bought); without one, their
-    maintenance allowance is unknown and said so.
+    maintenance allowance is unknown and said so. The note names the channel and condition the
+    price was seen in, so a plan never hides that it priced a card at an eBay listing.
     """
     if user is not None:
         ref = PriceRef(
             "card:user", user, ctx.currency, "card", ctx.today, "user", False, origin="user"
         )
         return user, [], ref
-    street = latest_price(gpu.prices, "street", ctx.currency)
-    chosen = street or latest_price(gpu.prices, "launch", ctx.currency)
+    street = street_price(gpu.prices, buyer, ctx.currency)
+    chosen = purchase_price(gpu.prices, buyer, ctx.currency)
     if chosen is None and owned:
         return 0.0, [Note.of("cost.note_owned_unpriced", gpu=gpu.id)], None
+    if chosen is None and only_second_hand(gpu.prices, buyer):
+        raise UserError("cost.no_new_card_price", gpu=gpu.id)
     if chosen is None:
         raise UserError("cost.no_card_price", gpu=gpu.id)
     notes = [] if street else [Note.of("cost.note_launch_price", gpu=gpu.id)]
+    notes.append(
+        Note.of(
+            f"cost.note_card_{chosen.bought_as}",
+            gpu=gpu.id,
+            channel=chosen.seen_at,
+            amount=f"{chosen.amount:,.0f}",
+            currency=chosen.currency,
+            source=chosen.source,
+        )
+    )
     ref = ctx.ref(
         f"card:{chosen.kind}", chosen.amount, chosen.currency, "card", chosen.date, chosen.source
     )
@@ -255,7 +270,9 @@ def resolve_own(
     _check_count(gpu, count)
     _check_own_options(opts)
     notes: list[Note] = []
-    card_price, card_notes, card_ref = _card_price(gpu, ctx, opts.card_price, opts.owned)
+    card_price, card_notes, card_ref = _card_price(
+        gpu, ctx, opts.card_price, opts.owned, opts.buyer
+    )
     notes += card_notes
     prices = [card_ref] if card_ref else []
     if opts.owned:

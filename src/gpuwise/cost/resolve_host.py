@@ -14,6 +14,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu, Price
 from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import HostPart, PsuSizing
+from gpuwise.cost.channel import Buyer, purchase_price
 from gpuwise.cost.context import Context
 from gpuwise.cost.model import Note, PriceRef
 from gpuwise.cost.own import pick_psu, psu_watts
@@ -43,6 +44,8 @@ class OwnOptions:
     """train | serve | local: the share of TDP a busy card draws (None: training's)."""
     host_owned: bool = False
     """The host is a PC the user has and runs anyway: no host price and no host power."""
+    buyer: Buyer | None = None
+    """Who buys (gpuwise.cost.channel): a company pays new prices only; None: a person."""
 
 
 def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
@@ -90,13 +93,11 @@ def latest_price(prices: Sequence[Price], kind: str, prefer: str) -> Price | Non
     return max(cands, key=lambda p: (p.date or dt.date.min, p.currency == prefer))
 
 
-def _host_in_price(gpu: Gpu, ctx: Context, user: float | None) -> bool:
+def _host_in_price(gpu: Gpu, ctx: Context, user: float | None, buyer: Buyer | None) -> bool:
     """Whether the card price used is a whole server's divided by its GPUs (host included)."""
     if user is not None:
         return False
-    chosen = latest_price(gpu.prices, "street", ctx.currency) or latest_price(
-        gpu.prices, "launch", ctx.currency
-    )
+    chosen = purchase_price(gpu.prices, buyer, ctx.currency)
     return bool(chosen and chosen.includes_host)
 
 
@@ -203,7 +204,8 @@ def build_host(
     if gpu.whole_system:
         return WHOLE_SYSTEM, None, Host(0.0, (), [], None)
     platform = _platform(cat, gpu, count, opts.platform)
-    if opts.host_price is None and not opts.owned and _host_in_price(gpu, ctx, opts.card_price):
+    in_price = _host_in_price(gpu, ctx, opts.card_price, opts.buyer)
+    if opts.host_price is None and not opts.owned and in_price:
         notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
         return platform.id, platform, Host(0.0, (), [], None)
     host = _host(cat, ctx, gpu, count, platform, opts, notes, prices)

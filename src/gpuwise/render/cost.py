@@ -142,6 +142,8 @@ def _note_text(n: NoteEntry) -> str:
         params["site"] = t(f"site.{params['site']}")
     if "billing" in params:
         params["billing"] = t(f"billing.{params['billing']}")
+    if "channel" in params:
+        params["channel"] = t(f"channel.{params['channel']}")
     if isinstance(params.get("others"), list | tuple):
         params["others"] = ", ".join(
             f"{t(f'billing.{b}')} {_money(v)}" for b, v in params["others"]

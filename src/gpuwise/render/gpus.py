@@ -83,7 +83,10 @@ def gpu_detail(d: dict[str, Any]) -> Table:
         rows.append(("col.unpriced_reason", d["unpriced_reason"]))
     for p in d["prices"]:
         date = p["date"] or t("cost.undated")
-        rows.append((f"price.{p['kind']}", f"{p['amount']:,.0f} {p['currency']} ({date})"))
+        condition, channel = t(f"condition.{p['condition']}"), t(f"channel.{p['channel']}")
+        bought = t("gpus.price_bought", condition=condition, channel=channel)
+        text = f"{p['amount']:,.0f} {p['currency']} ({date}): {bought}"
+        rows.append((f"price.{p['kind']}", text))
     for s in d["sources"]:
         rows.append(("col.source", f"{s['url']} ({s['retrieved']})"))
     for key, value in rows:
