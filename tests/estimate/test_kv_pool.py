@@ -1,4 +1,4 @@
-"""gpuwise's KV-cache pool against pools engines printed at start-up (tests/data/kv_pool_cases.toml).
+"""gpuwise's KV-cache pool against pools engines printed at start-up (data/kv_pool_cases.toml).
 
 Every case must cite its source and resolve in the catalog; the median |error| is a ratchet on
 the figure benchmarks/kv_pool_accuracy.py measured, so a change that makes the pool worse fails

@@ -49,9 +49,7 @@ def kv_bytes_per_token(req: MemoryRequest, c: MemoryConstants) -> float:
     return step / r.layer_split
 
 
-def kv_pool(
-    req: MemoryRequest, c: MemoryConstants, gpu: Gpu, share: float | None = None
-) -> KvPool:
+def kv_pool(req: MemoryRequest, c: MemoryConstants, gpu: Gpu, share: float | None = None) -> KvPool:
     """The pool on one GPU for serving `req` (its context is the engine's max-model-len) when
     the engine takes `share` of the card (None: the engine's default preallocated share)."""
     one = req.with_(batch=1)
