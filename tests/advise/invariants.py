@@ -181,6 +181,7 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
     """A card the user owns is never ranked below an option that costs more only because its
     own support is partial: what ranks above it must be better known (priced, timed) or, for a
     public API, free of the licence / marketplace concern; partial support is a stated risk."""
+    from gpuwise.advise.margin import at_risk_of_missing
     from gpuwise.advise.marketplace import on_marketplace
     from gpuwise.advise.site import unfit_for_public_service
 
@@ -188,7 +189,13 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
 
     def tier(o: Option) -> tuple[bool, ...]:
         public = s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o))
-        return (incomplete_capex(o), not o.sized.speed_known, public)
+        at_home = s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks)
+        # a target met only at the central estimate ranks after every option safe at the slow
+        # end of its band (advise/margin.py), an owned card included
+        return (
+            incomplete_capex(o), not o.sized.speed_known, at_risk_of_missing(o.risks), at_home,
+            public,
+        )  # fmt: skip
 
     for i, owned in enumerate(plan.options):
         if not owned.candidate.already_owned:
