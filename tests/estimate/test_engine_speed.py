@@ -101,7 +101,30 @@ def test_serving_prefill_pays_the_tensor_parallel_all_reduce_regression() -> Non
     )
     est = inference_speed(r_in, SC, SpeedInputs(gpu=gpu, gen_tokens=gen, concurrency=c))
     cycle = c * gen / (est.serving_tokens_per_s or 1)
-    assert abs(cycle - ((gen - 1) * step + with_link)) < 1e-6 * cycle
+    serial = (gen - 1) * step + with_link
+    # vLLM V1 mixes prompt chunks into decode steps: never more than the sum of the two, never
+    # less than either (the prefill, all-reduce included, is a floor of the cycle)
+    assert max((gen - 1) * step, with_link) * (1 - 1e-9) <= cycle <= serial * (1 + 1e-9)
+    assert cycle < serial  # this cycle has both parts substantial: they overlap
+
+
+def test_engines_that_do_not_mix_prompts_into_decode_steps_pay_the_sum() -> None:
+    """SGLang runs a prompt batch and a decode batch as separate steps by default: its serving
+    cycle is gen − 1 decode steps plus the prefill, as vLLM V0's was."""
+    gpu = CAT.gpu_by_id("a100-80gb")
+    c, prompt, gen = 64, 2000, 100
+    r = scheduled(_r("qwen3-32b", "sglang", gpus=4, strategy="tp"), SC, gpu)
+    rt = rates(r, SC, gpu)
+    assert not rt.mixed_steps and rates(_r("qwen3-32b", "vllm"), SC, gpu).mixed_steps
+    link_s = SC.link(gpu, 4).allreduce_latency_us * 1e-6
+    step, _ = decode_step(r, rt, c, prompt + gen / 2, 0.0, 0.0, link_s)
+    pre, _ = prefill_time(r, rt, prompt, c, collective_bps(gpu, SC, 4))
+    r_in = _r(
+        "qwen3-32b", "sglang", gpus=4, strategy="tp", prompt_tokens=prompt, context=prompt + gen
+    )
+    est = inference_speed(r_in, SC, SpeedInputs(gpu=gpu, gen_tokens=gen, concurrency=c))
+    cycle = c * gen / (est.serving_tokens_per_s or 1)
+    assert abs(cycle - ((gen - 1) * step + pre)) < 1e-6 * cycle
 
 
 def test_vllm_awq_and_gptq_prefill_like_16_bit_gemms() -> None:

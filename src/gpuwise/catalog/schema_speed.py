@@ -141,6 +141,10 @@ class StepLaunch(Sourced):
     prefill_graphs: bool = False
     """Whether prompt (and mixed) steps are captured too (vLLM V1's piecewise graphs); most
     engines capture decode batches only, so a prompt's forward pays the eager launch cost."""
+    mixed_steps: bool = False
+    """Whether one step carries prompt chunks beside the running requests' decode tokens (vLLM
+    V1's scheduler): a compute-bound prompt chunk and the memory-bound decode share the step's
+    weight reads, so a serving cycle costs about the larger of the two, not their sum."""
 
 
 class HalfAccumulate(Sourced):

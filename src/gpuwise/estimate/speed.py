@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,6 +175,10 @@ def _serving(
     A request's cycle is its prefill (which yields the first token) and gen − 1 decode steps;
     `link` is the all-reduce latency (s) and bandwidth (B/s) between tensor-parallel GPUs, paid
     by the prompts' activations as by one prompt's (it was left out of the batch's prefill).
+    An engine that mixes prompt chunks into decode steps (vLLM V1) advances every running
+    request by one token in each chunk's step, so a cycle saves one decode step per chunk of
+    the step budget (never more than the prefill took): a compute-bound chunk hides the
+    memory-bound decode tokens riding with it, not the other way round.
     """
     link_s, link_bps = link
     c = s.concurrency or 1
@@ -183,7 +188,11 @@ def _serving(
         r, rt, c, prompt + s.gen_tokens / 2, s.offload_fraction, cpu_bps, link_s
     )
     pre, _ = prefill_time(r, rt, prompt, c, link_bps)
-    cycle = max(s.gen_tokens - 1, 0) * step + pre
+    steps = max(s.gen_tokens - 1, 0)
+    cycle = steps * step + pre
+    if rt.mixed_steps and steps:  # each prompt chunk's step also carries the decode tokens
+        chunks = math.ceil(prompt * c / (r.engine.prefill_chunk_tokens or prompt * c))
+        cycle -= min(min(chunks, steps) * step, pre)
     return SpeedEstimate(
         **{
             **base.__dict__,

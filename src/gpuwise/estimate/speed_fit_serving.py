@@ -19,6 +19,10 @@ from gpuwise.estimate.speed import collective_bps, decode_terms, prefill_parts, 
 from gpuwise.estimate.speed_cases import PreparedCase, predicted
 from gpuwise.estimate.speed_constants import FIT_SOURCE, SpeedConstants
 
+MIXED_PREFILL_SHARE_MAX = 0.1
+"""An engine that mixes prompt chunks into decode steps: a serving case teaches its decode step
+only while its prompts are a small part of the cycle (where overlapping them changes little)."""
+
 
 def _cycle_parts(pc: PreparedCase, sc: SpeedConstants) -> tuple[float, float, float] | None:
     """(measured cycle seconds, prefill seconds at sc's rates, gen − 1) of a serving case."""
@@ -49,6 +53,8 @@ def decode_step_seconds(pc: PreparedCase, pre: SpeedConstants | None) -> tuple[f
         return None
     batch = pc.inputs.concurrency or 1
     rt = rates(pc.r, pre, pc.gpu, pc.inputs.backend, pc.inputs.built, pc.inputs.enforce_eager)
+    if rt.mixed_steps and prefill > MIXED_PREFILL_SHARE_MAX * cycle:
+        return None  # prompt chunks hide in the decode steps: the cycle is no longer a sum
     t = decode_terms(pc.r, batch, pc.r.prompt_tokens + pc.inputs.gen_tokens / 2)
     expert_bps = rt.expert_bandwidth_bps or rt.bandwidth_bps
     memory = (t.weight_bytes - t.expert_bytes + t.kv_bytes) / rt.bandwidth_bps

@@ -139,6 +139,11 @@ class EngineLookups:
         hit = _first(x for x in self.launches if x.engine == key)
         return bool(hit and hit.prefill_graphs)
 
+    def mixed_steps(self, key: str) -> bool:
+        """Whether the engine (or era) puts prompt chunks and decode tokens in one step."""
+        hit = _first(x for x in self.launches if x.engine == key)
+        return bool(hit and hit.mixed_steps)
+
     def eager_key(self, engine: str) -> str:
         """The group an engine's decode overhead is looked up in when CUDA graphs are off
         (`--enforce-eager`): its era without graphs where the catalog has one, else the class of

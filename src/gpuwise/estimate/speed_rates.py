@@ -41,6 +41,8 @@ class Rates:
     whatever the weights' format, so a W8A8 FP8 model's attention runs at the 16-bit tensor
     rate, half its GEMMs' peak. None: the same rate as the GEMMs."""
     factors: dict[str, Any] = field(default_factory=dict)
+    mixed_steps: bool = False
+    """Prompt chunks ride in decode steps (speed.toml `[[step_launch]]` mixed_steps)."""
     expert_bandwidth_bps: float | None = None
     """The rate a decode step reads a MoE's routed experts at; None: `bandwidth_bps`."""
 
@@ -154,6 +156,7 @@ def rates(
         dequant_s_per_weight=per_weight,
         staging_bytes_per_weight=path.staging_bytes_per_weight,
         attention_flops=attention,
+        mixed_steps=sc.mixed_steps(era) and not eager,
         expert_bandwidth_bps=(
             gpu.memory_bandwidth_gbps * 1e9 * dec.expert_bandwidth_fraction
             if dec.expert_bandwidth_fraction and r.req.model.moe
