@@ -25,6 +25,8 @@ FLAG = re.compile(r"--[a-z][\w-]*(?: (?![\u4e00-\u9fff])[^\s，。；）]+)?")
 SCENARIO_SETTING = re.compile(r"\b[a-z_][\w.]*:(?: \{[^}]*\}| [^\s，。；）)]+)?")
 COMMAND = re.compile(r"\bgpuwise(?: [a-z][\w-]*)*")
 VERSION = re.compile(r"(?<![\w-])v\d[\w.]*")
+FILE_PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]+\.(?:md|toml|yaml|json)\b")
+"""A file the text points to (docs/catalog-format.md): a name, not prose to translate."""
 ADDRESS = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:org|com|cn|ai|io|net|cpp)\b")
 
 ALLOWED_IN_ZH = frozenset(
@@ -221,7 +223,7 @@ def text_defects(cat: Catalog, text: str, lang: str, user: tuple[str, ...] = ())
         for quoted in sorted(filter(None, user), key=len, reverse=True):
             text = re.sub(rf"(?<![\w-]){re.escape(quoted)}(?![\w-])", " ", text)
         rest = _catalog_pattern(cat).sub(" ", text)
-        for pattern in (ADDRESS, COMMAND, FLAG, SCENARIO_SETTING, VERSION):
+        for pattern in (ADDRESS, FILE_PATH, COMMAND, FLAG, SCENARIO_SETTING, VERSION):
             rest = pattern.sub(" ", rest)
         words = {w.strip("-") for w in ASCII_WORD.findall(rest)}
         found += [f"English word {w!r}" for w in sorted(words - ALLOWED_IN_ZH) if w]
