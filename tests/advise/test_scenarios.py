@@ -280,3 +280,16 @@ def _check(ok: object, what: object) -> None:
 def _check_in(value: object, want: object) -> None:
     allowed = want if isinstance(want, list) else [want]
     assert value in allowed, (value, allowed)
+
+
+def test_a_bare_card_name_in_owns_is_one_card_regression() -> None:
+    """A blind reviewer wrote `owns: [rtx-4090]` and got a refusal; it means one RTX 4090."""
+    from gpuwise.advise.scenario import parse_scenario
+
+    data = {
+        "name": "owned-by-name",
+        "workload": {"kind": "local", "model": "qwen2.5:7b"},
+        "owns": ["rtx-4090", {"gpu": "rtx-3090", "count": 2}],
+    }
+    owned = parse_scenario(data, "owned-by-name").owns
+    assert [(o.gpu, o.count) for o in owned] == [("rtx-4090", 1), ("rtx-3090", 2)]

@@ -75,10 +75,16 @@ class Budget(_Strict):
 
 
 class Owned(_Strict):
-    """Hardware the team already has."""
+    """Hardware the team already has (`owns: [rtx-4090]` is one card of it)."""
 
     gpu: str
     count: Annotated[int, _n("card_count")] = 1
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_card_by_name(cls, data: object) -> object:
+        """A bare name in the list is one card: the way people first write it."""
+        return {"gpu": data} if isinstance(data, str) else data
 
 
 class Workload(_Strict):
