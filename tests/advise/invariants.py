@@ -9,7 +9,14 @@ import re
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fixes import apply_patch
-from gpuwise.advise.margin import at_risk_of_missing, slow_hours, slow_tokens_per_s, tokens_band
+from gpuwise.advise.margin import (
+    at_risk_of_missing,
+    ranking_total,
+    shortfall_factor,
+    slow_hours,
+    slow_tokens_per_s,
+    tokens_band,
+)
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.catalog import Catalog
@@ -140,8 +147,9 @@ def check_ranked(plan: Plan, o: Option) -> None:
 
 def check_band(plan: Plan, o: Option) -> None:
     """A ranked option meets the speed target and the deadline at its central estimate; where
-    it misses either at the slow end of its error band it says so (a band risk) and ranks after
-    every option that does not (advise/margin.py); its band brackets its central figure."""
+    it misses either at the slow end of its error band it says so (a band risk, with its
+    shortfall factor) and ranks above a safe option of its tier only when its total times that
+    factor is no dearer (advise/margin.py); its band brackets its central figure."""
     s, w = plan.scenario, plan.scenario.workload
     band = tokens_band(o.sized)
     if band is not None:
@@ -155,11 +163,17 @@ def check_band(plan: Plan, o: Option) -> None:
         short = short or slow_hours(o.sized, o.time_hours) > s.deadline_days * 24
     risky = at_risk_of_missing(o.risks)
     assert not short or risky, ("missing band risk", o.candidate.label)
-    if not risky:  # every option of its tier (priced, speed known) ranked before it is safe too
-        tier = (incomplete_capex(o), o.sized.speed_known)
+    assert (shortfall_factor(o.risks) > 1) == risky, o.candidate.label
+    if not risky:  # a risky option of its tier ranked before it is cheaper even insured
+        from gpuwise.advise.plan import _rank_key  # its tiers: priced, timed, site, support, SLA
+
+        tier = _rank_key(s)
         earlier = plan.options[: plan.options.index(o)]
-        same = [e for e in earlier if (incomplete_capex(e), e.sized.speed_known) == tier]
-        assert not any(at_risk_of_missing(e.risks) for e in same), o.candidate.label
+        same = [e for e in earlier if tier(e)[:5] == tier(o)[:5]]
+        for e in same:
+            if at_risk_of_missing(e.risks) and not e.candidate.already_owned:
+                insured = ranking_total(e.cost.total, e.risks)
+                assert insured <= o.cost.total * (1 + 1e-9), (e.candidate.label, o.candidate.label)
 
 
 def check_plan(cat: Catalog, plan: Plan) -> None:
@@ -181,7 +195,6 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
     """A card the user owns is never ranked below an option that costs more only because its
     own support is partial: what ranks above it must be better known (priced, timed) or, for a
     public API, free of the licence / marketplace concern; partial support is a stated risk."""
-    from gpuwise.advise.margin import at_risk_of_missing
     from gpuwise.advise.marketplace import on_marketplace
     from gpuwise.advise.site import unfit_for_public_service
 
@@ -190,18 +203,15 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
     def tier(o: Option) -> tuple[bool, ...]:
         public = s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o))
         at_home = s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks)
-        # a target met only at the central estimate ranks after every option safe at the slow
-        # end of its band (advise/margin.py), an owned card included
-        return (
-            incomplete_capex(o), not o.sized.speed_known, at_risk_of_missing(o.risks), at_home,
-            public,
-        )  # fmt: skip
+        return (incomplete_capex(o), not o.sized.speed_known, at_home, public)
 
     for i, owned in enumerate(plan.options):
         if not owned.candidate.already_owned:
             continue
+        # a target met only at the central estimate is ranked by its insured total (margin.py)
+        insured = ranking_total(owned.cost.total, owned.risks)
         for above in plan.options[:i]:
-            if above.cost.total > owned.cost.total + 1e-6:
+            if ranking_total(above.cost.total, above.risks) > insured + 1e-6:
                 assert tier(above) < tier(owned), (above.candidate.label, owned.candidate.label)
 
 

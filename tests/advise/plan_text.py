@@ -27,6 +27,8 @@ COMMAND = re.compile(r"\bgpuwise(?: [a-z][\w-]*)*")
 VERSION = re.compile(r"(?<![\w-])v\d[\w.]*")
 FILE_PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]+\.(?:md|toml|yaml|json)\b")
 """A file the text points to (docs/catalog-format.md): a name, not prose to translate."""
+KERNEL = re.compile(r"(?<![\w.-])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w.-])")
+"""A kernel or backend named as the engine spells it (gptq_marlin): a name, not prose."""
 ADDRESS = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:org|com|cn|ai|io|net|cpp)\b")
 
 ALLOWED_IN_ZH = frozenset(
@@ -223,7 +225,7 @@ def text_defects(cat: Catalog, text: str, lang: str, user: tuple[str, ...] = ())
         for quoted in sorted(filter(None, user), key=len, reverse=True):
             text = re.sub(rf"(?<![\w-]){re.escape(quoted)}(?![\w-])", " ", text)
         rest = _catalog_pattern(cat).sub(" ", text)
-        for pattern in (ADDRESS, FILE_PATH, COMMAND, FLAG, SCENARIO_SETTING, VERSION):
+        for pattern in (ADDRESS, FILE_PATH, COMMAND, FLAG, SCENARIO_SETTING, VERSION, KERNEL):
             rest = pattern.sub(" ", rest)
         words = {w.strip("-") for w in ASCII_WORD.findall(rest)}
         found += [f"English word {w!r}" for w in sorted(words - ALLOWED_IN_ZH) if w]

@@ -6,16 +6,17 @@ The plan checks targets (tokens/s, the reading-speed floor) and deadlines agains
 of that band — the p10 rate, the p90 hours — not the central figure, and says so.
 
 Policy for an option that meets a limit only at the central estimate: it stays a ranked
-option, with a risk that names both figures, and ranks after every option that meets the limit
-at the slow end (plan._rank_key). Why, as a capacity planner would sign it: the bands are wide
-where few sources exist (serving rests on one: its p10 is about half the estimate), and
-treating the p10 as the speed would answer "nothing can do it" to asks that published setups
-meet every day (a blind review found three of ten serving asks refused this way). Ranking the
-safe options first still keeps the cheapest gamble out of the headline whenever a safe option
-exists; where none does, the user gets the best candidate and the instruction to benchmark it
-before buying. An option that misses the limit at its central estimate is infeasible. Without
-band data the figure itself is used (nothing is invented); a card whose speed is unknown stays
-"unchecked".
+option, with a risk that names both figures, and it is ranked by what it would cost to meet the
+limit at the slow end as well: its total times its shortfall factor (target ÷ p10 tokens/s, or
+p90 hours ÷ deadline hours), the replicas or devices a capacity planner would add if the slow
+end came true. Why, as a capacity planner would sign it: the bands are wide where few sources
+exist (a serving p10 is about half the estimate), so putting every option safe at p10 first
+whatever its price buys twice the hardware (a blind review: two 8-card servers for a 32B model
+one 4-card box serves), while treating the p10 as the speed would answer "nothing can do it"
+to asks that published setups meet every day. Pricing the shortfall keeps a cheap gamble out
+of the headline unless it stays cheaper after paying for its insurance. An option that misses
+the limit at its central estimate is infeasible. Without band data the figure itself is used
+(nothing is invented); a card whose speed is unknown stays "unchecked".
 
 Pure: reads the SpeedEstimate a sizing carries.
 """
@@ -90,7 +91,7 @@ def throughput_check(sized: Sized, target: float, floor: bool = False) -> tuple[
     slow = slow_tokens_per_s(sized)
     if slow >= target:
         return None
-    params = {"tps": sized.tokens_per_s, "low": slow, "target": target}
+    params = {"tps": sized.tokens_per_s, "low": slow, "target": target, "factor": target / slow}
     name = "reading_speed" if floor else "throughput"
     if sized.tokens_per_s >= target:
         return ("risk", (f"risk.{name}_band", params))
@@ -103,15 +104,28 @@ def deadline_check(sized: Sized, hours: float, days: float) -> tuple[str, Fired]
     slow = slow_hours(sized, hours)
     if slow <= days * 24:
         return None
-    params = {"hours": hours, "high": slow, "days": days}
+    params = {"hours": hours, "high": slow, "days": days, "factor": slow / (days * 24)}
     if hours <= days * 24:
         return ("risk", ("risk.deadline_band", params))
     return ("blocker", ("plan.block_deadline", params))
 
 
 def at_risk_of_missing(risks: list[Fired]) -> bool:
-    """The option meets a target or deadline only at its central estimate (ranked after)."""
+    """The option meets a target or deadline only at its central estimate."""
     return any(k in BAND_RISKS for k, _ in risks)
+
+
+def shortfall_factor(risks: list[Fired]) -> float:
+    """How many times its capacity an option would need to meet every limit at the slow end of
+    its band (1 when it already does): the largest target ÷ p10 rate or p90 hours ÷ deadline."""
+    factors = [float(p["factor"]) for k, p in risks if k in BAND_RISKS]
+    return max([1.0, *factors])
+
+
+def ranking_total(total: float, risks: list[Fired]) -> float:
+    """The total an option is ranked by: its own, scaled by its shortfall factor (the
+    replicas or devices that meeting its limits at the slow end would add)."""
+    return total * shortfall_factor(risks)
 
 
 BAND_RISKS = ("risk.throughput_band", "risk.reading_speed_band", "risk.deadline_band")

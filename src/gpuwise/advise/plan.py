@@ -29,7 +29,7 @@ from gpuwise.advise.evaluate import (
     price,
 )
 from gpuwise.advise.fired import fire_rules
-from gpuwise.advise.margin import at_risk_of_missing, band_assumption
+from gpuwise.advise.margin import band_assumption, ranking_total
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
@@ -157,21 +157,22 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
     an office consumer card (advise.site). An option that meets the speed target or deadline
-    only at its central estimate ranks after those that meet it at the slow end (margin.py).
+    only at its central estimate is ranked by its total times its shortfall factor, what
+    meeting the limit at the slow end of its band would cost (margin.py).
     At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
     ranks after a desktop, a workstation or a rental that does the same job. Hardware the
     user already owns ranks first among options within `margin` of its cost (the prices' own
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, bool, float, float, str]:
+        total = ranking_total(o.cost.total, o.risks)
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
-            at_risk_of_missing(o.risks),
             s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
             s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
             s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
-            o.cost.total / (1 + margin) if o.candidate.already_owned else o.cost.total,
+            total / (1 + margin) if o.candidate.already_owned else total,
             o.time_hours or 0.0,
             o.candidate.label,
         )

@@ -194,8 +194,9 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
     reads the weights, so a card that misses the target in 16 bits may meet it in fewer
     (the quality caveat goes with the option). The target is met at the slow end of the
-    estimate's error band (advise/margin.py); where no format does, the least compressed one
-    that meets it at the central estimate (a stated risk); else the first fit."""
+    estimate's error band (advise/margin.py); where no format does, the one among those that
+    meet it at the central estimate, the fully supported one fastest at the slow end (the
+    smallest shortfall, which the plan prices: margin.ranking_total); else the first fit."""
     target = s.workload.target_tokens_per_s or si.reading_floor
     first: Sized | None = None
     central: Sized | None = None
@@ -209,11 +210,20 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
             first = sized
         if not target or not sized.speed_known or slow_tokens_per_s(sized) >= target:
             return _compressed_from(sized, first)
-        if central is None and sized.tokens_per_s >= target:
+        if sized.tokens_per_s >= target and (
+            central is None or _shortfall_key(sized) < _shortfall_key(central)
+        ):
             central = sized
     if central is None or first is None:
         return first
     return _compressed_from(central, first)
+
+
+def _shortfall_key(sized: Sized) -> tuple[bool, float]:
+    """How a layout that meets the target only at its central estimate is chosen: fully
+    supported first (a partly supported format ranks in a later tier: plan._rank_key), then
+    the fastest at the slow end of its band (the smallest shortfall the plan prices)."""
+    return sized.support != "yes", -slow_tokens_per_s(sized)
 
 
 def _compressed_from(sized: Sized, first: Sized) -> Sized:
@@ -248,8 +258,9 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     link between cards is slow (PCIe, no NVLink): each copy serves its share of the requests
     without any traffic between cards. The layout kept is the one that meets the target (or
     the reading-speed floor) at the slow end of the band in the least compressed format, then
-    the faster; else the same among those meeting it at the central estimate; else the
-    faster. Without a target the split model is kept."""
+    the faster; else, among those meeting it at the central estimate, the fully supported one
+    fastest at the slow end (the smallest priced shortfall); else the faster. Without a
+    target the split model is kept."""
     split = _size_serve(s, gpu, count, si)
     target = s.workload.target_tokens_per_s or si.reading_floor
     if count == 1 or s.workload.concurrency < 2 or not target:
@@ -263,12 +274,12 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     if not found:
         return split
     rank = {q: i for i, q in enumerate(si.choice.quants)}
-    for meets in (
-        [x for x in found if slow_tokens_per_s(x) >= target],
-        [x for x in found if x.tokens_per_s >= target],  # only at the central estimate
-    ):
-        if meets:
-            return min(meets, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
+    safe = [x for x in found if slow_tokens_per_s(x) >= target]
+    if safe:
+        return min(safe, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
+    central = [x for x in found if x.tokens_per_s >= target]  # only at the central estimate
+    if central:
+        return min(central, key=lambda x: (*_shortfall_key(x), rank.get(x.quant, len(rank))))
     return max(found, key=slow_tokens_per_s)
 
 
