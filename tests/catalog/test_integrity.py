@@ -11,6 +11,7 @@ import pytest
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.load import builtin_files, read_toml
 from gpuwise.catalog.params import count_params
+from gpuwise.errors import UserError
 
 REQUIRED_GPUS = [
     "rtx-4060",
@@ -236,3 +237,16 @@ def test_gpu_aliases(cat, name: str, gpu_id: str) -> None:  # type: ignore[no-un
 )
 def test_model_names(cat, name: str, model_id: str) -> None:  # type: ignore[no-untyped-def]
     assert cat.model(name).id == model_id
+
+
+def test_a_repo_named_for_another_training_stage_is_the_same_model() -> None:
+    """Blind wave 8 asked for Qwen/Qwen3-8B-Base and was refused: the base and the tuned
+    checkpoints of one release share their config, so a stage suffix resolves to the model;
+    a format (-FP8) or another release is never guessed."""
+    cat = load_catalog()
+    assert cat.model("Qwen/Qwen3-8B-Base").id == cat.model("Qwen/Qwen3-8B").id
+    assert cat.model("google/gemma-3-27b-pt").id == cat.model("gemma3:27b").id
+    with pytest.raises(UserError):
+        cat.model("Qwen/Qwen3-8B-FP8")
+    with pytest.raises(UserError):
+        cat.model("Qwen/Qwen3-8B-Base-Base-Turbo")

@@ -297,7 +297,8 @@ def check_constraints(
     """Hard limits: budget, deadline, throughput target, hours in a month.
 
     `reading_floor` (tokens/s for all requests together) applies where the scenario sets no
-    target: a model that answers each user slower than people read is no service. A card
+    target or a lower one: a model that answers each user slower than people read is no
+    service. A card
     whose speed is unknown is not held to it (its risk says so). Speed limits and deadlines
     are checked at the slow end of the estimate's error band: an option that meets one only at
     its central estimate carries a risk and ranks after the others (advise/margin.py says why).
@@ -325,7 +326,8 @@ def check_constraints(
             o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
         else:
             checks.append(throughput_check(o.sized, w.target_tokens_per_s))
-    if w.kind != "train" and not w.target_tokens_per_s and reading_floor and o.sized.speed_known:
+    below_floor = bool(reading_floor) and (w.target_tokens_per_s or 0.0) < (reading_floor or 0.0)
+    if w.kind != "train" and reading_floor and below_floor and o.sized.speed_known:
         checks.append(throughput_check(o.sized, reading_floor, floor=True))
     for found in checks:
         if found is not None:

@@ -27,6 +27,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     if any(o.candidate.kind == "own" for o in (*plan.options, *plan.infeasible, *plan.unchecked)):
         out.append(power_assumption(cat, s, ctx))
     out += pooling_note(cat, s, plan.options or plan.infeasible)
+    out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
@@ -45,6 +46,19 @@ def examples_in_words(examples: list[Candidate]) -> dict[str, str]:
         )
         for lang in LANGS
     }
+
+
+def target_below_reading_note(cat: Catalog, s: Scenario) -> list[Fired]:
+    """A speed target lower than reading speed for its concurrent requests: most likely a
+    per-request figure written where the total goes; the floor is held as well, and said."""
+    from gpuwise.advise.plan import reading_floor
+
+    target, floor = s.workload.target_tokens_per_s, reading_floor(cat, s)
+    if not target or not floor or target >= floor:
+        return []
+    requests = s.workload.concurrency if s.workload.kind == "serve" else 1
+    params = {"target": target, "each": target / requests, "floor": floor, "n": requests}
+    return [("plan.note_target_below_reading", params)]
 
 
 def pooling_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:

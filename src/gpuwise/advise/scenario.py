@@ -134,9 +134,11 @@ class Scenario(_Strict):
     owns: list[Owned] = Field(default_factory=list)
     owns_host: bool = False
     host_price: Annotated[float | None, _n("money")] = None
-    entity: Literal["individual", "company"] = "individual"
+    entity: Literal["individual", "company", "institution"] = "individual"
     """Who runs the project and pays the electricity: an individual pays a household tariff,
-    a company a commercial one (a company is not a household)."""
+    a company a commercial one (a company is not a household); an institution (a university,
+    hospital or public lab) buys and pays like a company: new hardware with an invoice, a
+    non-household tariff, machines in an office or server room."""
     site: Literal["home", "office", "server-room", "datacenter"] | None = None
     """Where owned machines sit; only a server room or a data centre adds facility overhead
     (PUE). None: at home for an individual, in an office for a company (no PUE either way)."""
@@ -173,11 +175,15 @@ class Scenario(_Strict):
 
     def owned_site(self) -> str:
         """Where owned machines sit: the scenario's site, else home or office by who runs it."""
-        return self.site or ("office" if self.entity == "company" else "home")
+        return self.site or ("office" if self.organisation() else "home")
 
     def payer(self) -> Literal["household", "business"]:
         """Whose electricity bill: a household's or a business's."""
-        return "business" if self.entity == "company" else "household"
+        return "business" if self.organisation() else "household"
+
+    def organisation(self) -> bool:
+        """A company or an institution: it buys new, pays a business tariff, has an office."""
+        return self.entity != "individual"
 
     def spot_allowed(self) -> bool:
         """Spot capacity fits a job that can stop and resume at no penalty.

@@ -197,7 +197,7 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     estimate's error band (advise/margin.py); where no format does, the one among those that
     meet it at the central estimate, the fully supported one fastest at the slow end (the
     smallest shortfall, which the plan prices: margin.ranking_total); else the first fit."""
-    target = s.workload.target_tokens_per_s or si.reading_floor
+    target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
     first: Sized | None = None
     central: Sized | None = None
     for quant in si.choice.quants:
@@ -262,7 +262,7 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     fastest at the slow end (the smallest priced shortfall); else the faster. Without a
     target the split model is kept."""
     split = _size_serve(s, gpu, count, si)
-    target = s.workload.target_tokens_per_s or si.reading_floor
+    target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
     if count == 1 or s.workload.concurrency < 2 or not target:
         return split
     layouts = [split] + [

@@ -118,6 +118,8 @@ class Catalog:
                 model_id = self.model_index.get(normalize(f"{base}:{'-'.join(parts[:keep])}"))
                 if model_id is not None:
                     break
+        if model_id is None and "/" in name:
+            model_id = self._training_stage_sibling(name)
         if model_id is None:
             display = {m.id: m.id for m in self.models}
             raise UserError(
@@ -126,6 +128,22 @@ class Catalog:
                 hint=did_you_mean(suggest(name, self.model_index, display)),
             )
         return next(m for m in self.models if m.id == model_id)
+
+    def _training_stage_sibling(self, name: str) -> str | None:
+        """A Hugging Face repo named for another training stage of a model the catalog has:
+        Qwen/Qwen3-8B-Base, …-Instruct, …-Chat, google/gemma-3-27b-pt / -it. The pre-trained and
+        the tuned checkpoints of one release share their config.json (layers, heads, sizes),
+        so they are the same model to every estimate. Only stage words are dropped, never a
+        format (-FP8, -AWQ) or a release (-2507), which change what is loaded."""
+        repo = name.rstrip("/")
+        while True:
+            stem, sep, last = repo.rpartition("-")
+            if not sep or last.lower() not in TRAINING_STAGE_WORDS:
+                return None
+            repo = stem
+            found = self.model_index.get(normalize(repo))
+            if found is not None:
+                return found
 
     def sources_of(self, entry: Sourced) -> list[Source]:
         """The sources an entry's numbers come from."""
@@ -137,6 +155,8 @@ class Catalog:
 
 
 EXTRA = "extra:"
+TRAINING_STAGE_WORDS = frozenset(("base", "instruct", "chat", "it", "pt"))
+"""Suffixes of Hugging Face repos that name a training stage, not another architecture."""
 """Prefix of the extra kinds' names among a catalog's lazy parts."""
 
 

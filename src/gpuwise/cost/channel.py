@@ -16,14 +16,14 @@ from typing import Literal
 
 from gpuwise.catalog.schema import Price
 
-Buyer = Literal["individual", "company"]
+Buyer = Literal["individual", "company", "institution"]
 """Who buys: a person (any channel) or an organisation (new with warranty only)."""
 
 
 def buys_used(buyer: Buyer | None) -> bool:
     """Whether this buyer takes second-hand or marketplace prices (None: the CLI's default,
     a person)."""
-    return buyer != "company"
+    return buyer not in ("company", "institution")
 
 
 def _newest(prices: Sequence[Price], prefer: str) -> Price | None:
