@@ -64,6 +64,7 @@ ALLOWED_IN_ZH = frozenset(
         "IP",
         "API",
         "SLA",
+        "N+1",
         "PCIe",
         "NVLink",
         "SXM",

@@ -13,6 +13,7 @@ import yaml
 
 from gpuwise.advise.answers import answers_of
 from gpuwise.advise.evaluate import incomplete_capex
+from gpuwise.advise.failover import failover_cost
 from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.plan import Plan, caveated, make_plan
 from gpuwise.advise.report import answer_lines
@@ -176,3 +177,29 @@ def test_rentals_within_the_margin_are_named_as_ties() -> None:
         assert o.cost.total <= best.cost.total * (1 + margin) and o is not best
     line = answer_lines(load_catalog(), plan)[2]
     assert all(tie.instance and tie.instance in line for tie in cloud.ties), line
+
+
+def test_a_public_api_keeps_a_spare_replica_on_every_option() -> None:
+    """Blind wave 8 (w8-02): a public API was planned on one rented instance, while only
+    marketplace hosts paid for a standby. Every option of a public API now pays for N+1: one
+    replica's share of its hardware, whatever the seller (advise/failover.py)."""
+    plan = plan_for({**API, "public_api": True})
+    for o in plan.options + plan.infeasible:
+        spare = o.cost.items.get("failover_replica", o.cost.items.get("standby_replica"))
+        if o.candidate.already_owned or (spare is None and failover_cost(o) <= 0):
+            continue
+        assert spare is not None, o.candidate.label
+        if "failover_replica" in o.cost.items:
+            hardware = failover_cost(o) * max(1, o.sized.replicas)
+            assert spare == pytest.approx(hardware / max(1, o.sized.replicas))
+            assert "public-api-failover" in {r for r, _ in o.rules}
+    private = plan_for(API)
+    assert not any("failover_replica" in o.cost.items for o in private.options)
+
+
+def test_a_marketplace_host_is_never_as_good_as_a_datacenter_rental_for_a_public_api() -> None:
+    plan = plan_for({**API, "public_api": True})
+    cloud = plan.answers.cloud
+    assert cloud is not None
+    hosting = {p.id: p.hosting for p in load_catalog().providers.values()}
+    assert all(hosting.get(t.provider or "") != "marketplace" for t in cloud.ties)

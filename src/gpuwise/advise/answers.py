@@ -5,6 +5,7 @@ A near tie between owning and renting is answered 'either', with what decides be
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from gpuwise.advise.evaluate import Option, caveated, incomplete_capex
@@ -13,7 +14,12 @@ from gpuwise.advise.outcome import break_even_of
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
 
 
-def answers_of(options: list[Option], margin: float, months: float) -> Answers:
+def answers_of(
+    options: list[Option],
+    margin: float,
+    months: float,
+    tier: Callable[[Option], object] = lambda o: None,
+) -> Answers:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
     Owning and renting within `margin` of each other (the prices' own uncertainty) make the
@@ -34,7 +40,7 @@ def answers_of(options: list[Option], margin: float, months: float) -> Answers:
             verdict, either = "either", _deciders(own, rent, months, margin)
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
-        ties = _rental_ties(options, rent, margin)
+        ties = _rental_ties(options, rent, margin, tier)
         cloud = CloudAnswer(**_cloud(rent).model_dump(), ties=ties)
     c = best.candidate
     return Answers(
@@ -59,11 +65,14 @@ def _cloud(o: Option) -> Tie:
     )
 
 
-def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[Tie]:
+def _rental_ties(
+    options: list[Option], rent: Option, margin: float, tier: Callable[[Option], object]
+) -> list[Tie]:
     """Other rentals whose totals are within `margin` of the best one's: as good an answer,
     given what their prices are known to (at most two, cheapest first). One whose framework
     runs there only partly (a PyTorch job on a TPU needs PyTorch/XLA or a JAX port) is not as
-    good as a rental that runs the job as written, whatever its price."""
+    good as a rental that runs the job as written, whatever its price, nor is one the ranking
+    puts in a later tier (a marketplace host for a public API: plan._rank_key)."""
     others = [
         o
         for o in options
@@ -71,6 +80,7 @@ def _rental_ties(options: list[Option], rent: Option, margin: float) -> list[Tie
         and o is not rent
         and not incomplete_capex(o)
         and (caveated(rent) or not caveated(o))
+        and tier(o) == tier(rent)
     ]
     close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]
     return [_cloud(o) for o in close[:2]]

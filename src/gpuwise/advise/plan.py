@@ -28,6 +28,7 @@ from gpuwise.advise.evaluate import (
     incomplete_capex,
     price,
 )
+from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.margin import band_assumption, ranking_total
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
@@ -237,6 +238,7 @@ def make_plan(
     cs = candidates(cat, s, region, buyer)
     found = _search(cat, s, ctx, cs)
     price_marketplace_risk(cat, s, found.options)
+    price_public_api_failover(s, found.options)
     found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     found.options = drop_slower_with_more(found.options, cs)
@@ -258,7 +260,7 @@ def make_plan(
         s,
         ranked,
         infeasible,
-        answers_of(ranked, margin, s.months),
+        answers_of(ranked, margin, s.months, lambda o: _rank_key(s, margin)(o)[:5]),
         dropped=cs.dropped,
         dropped_examples=cs.examples,
         unfit=unfit,
