@@ -187,7 +187,13 @@ def _option_rules(plan: Plan) -> list[Fired]:
     return out
 
 
-PER_OPTION_ONLY = ("sized-format", "micro-batch-fits", "requests-not-maxima", "spot-fits-the-job")
+PER_OPTION_ONLY = (
+    "sized-format",
+    "micro-batch-fits",
+    "micro-batch-fits-unset",
+    "requests-not-maxima",
+    "spot-fits-the-job",
+)
 """Rules that describe one option's configuration: shown on the option, not on the plan."""
 
 
@@ -294,10 +300,12 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("domestic-only", {}))
     own = _priced_own(plan.options)
     rent = next((o for o in plan.options if o.candidate.kind == "rent"), None)
-    # compare with the cheapest of the other kind even when it breaks a constraint (budget)
-    other_own = own or _priced_own(plan.infeasible)
+    # compare with the cheapest of the other kind even when it breaks the budget, never with
+    # one that cannot do the job (a Mac that misses the deadline is no alternative)
+    over_budget = [o for o in plan.infeasible if _only_over_budget(o)]
+    other_own = own or _priced_own(over_budget)
     other_rent = rent or next(
-        (o for o in plan.set_aside + plan.infeasible if o.candidate.kind == "rent"), None
+        (o for o in plan.set_aside + over_budget if o.candidate.kind == "rent"), None
     )
     if other_own and other_rent and other_own.own_spec and other_rent.rent_spec:
         margin = assumption(cat, "price_uncertainty_fraction").value
@@ -313,6 +321,11 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     out = _owned_unfit_rule(cat, plan) + out
     out += _vram_rule(cat, plan) + _local_rules(plan) + site_rules(plan)
     return out + _dropped_rules(cat, plan) + _option_rules(plan)
+
+
+def _only_over_budget(o: Option) -> bool:
+    """An option whose only broken limit is the budget: it does the job, at a price."""
+    return bool(o.blockers) and all(k == "plan.block_budget" for k, _ in o.blockers)
 
 
 def _priced_own(options: list[Option]) -> Option | None:

@@ -165,9 +165,11 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
             )
         )
     if w.kind == "train" and z.micro_batch is not None:
+        # a batch the user never set is no training advice: say what fits, and where to set it
+        stated = "batch" in w.model_fields_set
         o.rules.append(
             (
-                "micro-batch-fits",
+                "micro-batch-fits" if stated else "micro-batch-fits-unset",
                 {
                     "micro": z.micro_batch,
                     "accumulation": z.grad_accumulation,
