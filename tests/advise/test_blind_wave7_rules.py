@@ -5,6 +5,7 @@ the micro-batch rule called a batch the user never set "the batch of 1"."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from gpuwise.advise.labels import option_label
 from gpuwise.advise.plan import Plan, make_plan
@@ -12,7 +13,7 @@ from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 
 CAT = load_catalog()
-FULL_FT = {
+FULL_FT: dict[str, Any] = {
     "workload": {
         "kind": "train",
         "model": "Qwen/Qwen2.5-7B-Instruct",
@@ -32,7 +33,7 @@ FULL_FT = {
 }
 
 
-def _plan(data: dict[str, object]) -> Plan:
+def _plan(data: dict[str, Any]) -> Plan:
     return make_plan(CAT, parse_scenario(data, "test"), dt.date(2026, 12, 5), fixes=False)
 
 
