@@ -7,8 +7,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from gpuwise.advise.plan import make_plan, plan_value, reading_floor
+from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
+from gpuwise.advise.workload import plan_value, reading_floor
 from gpuwise.catalog import load_catalog
 from gpuwise.i18n import t
 

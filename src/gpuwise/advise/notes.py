@@ -11,6 +11,7 @@ from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.workload import reading_floor
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
 from gpuwise.estimate.pooling import pools
@@ -51,7 +52,6 @@ def examples_in_words(examples: list[Candidate]) -> dict[str, str]:
 def target_below_reading_note(cat: Catalog, s: Scenario) -> list[Fired]:
     """A speed target lower than reading speed for its concurrent requests: most likely a
     per-request figure written where the total goes; the floor is held as well, and said."""
-    from gpuwise.advise.plan import reading_floor
 
     target, floor = s.workload.target_tokens_per_s, reading_floor(cat, s)
     if not target or not floor or target >= floor:

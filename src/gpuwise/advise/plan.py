@@ -39,7 +39,7 @@ from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import unfit_for_public_service
 from gpuwise.advise.sizing import ScaleOut, Sized, SizeInputs, size
-from gpuwise.advise.workload import plan_defaults, workload_model
+from gpuwise.advise.workload import plan_defaults, plan_value, reading_floor, workload_model
 from gpuwise.catalog import Catalog
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
@@ -57,11 +57,6 @@ class Search:
     tried: dict[str, float] = field(default_factory=dict)
     refused: dict[str, list[str]] = field(default_factory=dict)
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
-
-
-def plan_value(cat: Catalog, name: str) -> float:
-    """One of the planner's catalog assumptions (catalog/data/plan.toml)."""
-    return float(next(a.value for a in cat.extra("plan_assumption") if a.id == name))
 
 
 def scale_out(c: Candidate, network_default: float) -> ScaleOut:
@@ -190,19 +185,6 @@ def _pareto(options: list[Option]) -> None:
         if t < best_time and not incomplete_capex(o):
             o.pareto = True
             best_time = t
-
-
-def reading_floor(cat: Catalog, s: Scenario) -> float | None:
-    """Tokens/s all of a service's requests need together: each concurrent request at least as
-    fast as people read (catalog plan_assumption `min_tokens_per_s_per_request`). It holds
-    beside a speed target that is lower than it (a total of 40 tokens/s for 12 developers is
-    3 tokens/s each: three blind reviewers wrote a per-user figure there; the plan says so,
-    advise/notes.py). An embedder or reranker writes nothing to read: none."""
-    w = s.workload
-    if w.kind == "train" or pools(workload_model(cat, s)[0]):
-        return None
-    requests = w.concurrency if w.kind == "serve" else 1
-    return requests * plan_value(cat, "min_tokens_per_s_per_request")
 
 
 def _classify(

@@ -8,6 +8,7 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.catalog.schema import LlmModel
+from gpuwise.estimate.pooling import pools
 
 
 def plan_defaults(cat: Catalog) -> Defaults:
@@ -24,3 +25,21 @@ def workload_model(cat: Catalog, s: Scenario) -> tuple[LlmModel, str | None]:
     one reading `estimate`, `fit` and `record` use too)."""
     reading = read_model_name(cat, s.workload.model)
     return reading.model, reading.tag_quant
+
+
+def plan_value(cat: Catalog, name: str) -> float:
+    """One of the planner's catalog assumptions (catalog/data/plan.toml)."""
+    return float(next(a.value for a in cat.extra("plan_assumption") if a.id == name))
+
+
+def reading_floor(cat: Catalog, s: Scenario) -> float | None:
+    """Tokens/s all of a service's requests need together: each concurrent request at least as
+    fast as people read (catalog plan_assumption `min_tokens_per_s_per_request`). It holds
+    beside a speed target that is lower than it (a total of 40 tokens/s for 12 developers is
+    3 tokens/s each: three blind reviewers wrote a per-user figure there; the plan says so,
+    advise/notes.py). An embedder or reranker writes nothing to read: none."""
+    w = s.workload
+    if w.kind == "train" or pools(workload_model(cat, s)[0]):
+        return None
+    requests = w.concurrency if w.kind == "serve" else 1
+    return requests * plan_value(cat, "min_tokens_per_s_per_request")
