@@ -128,6 +128,9 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     if buyer and buyer in gpu.export_restricted_in:
         out.drop("export-restricted", gpu.id)
         return False
+    if not sold_in(gpu, market_of(buyer)):
+        out.drop("not-sold-here", gpu.id)
+        return False
     return True
 
 
@@ -191,7 +194,7 @@ def _own_systems(
     it (1, 2, 4 … up to the system's size; the rest idle), and N systems where it scales out."""
     for system in systems:
         if not sold_in(system, market):
-            out.drop("system-not-sold-here", system.id)
+            out.drop("not-sold-here", system.id)
             continue
         per = system.gpus * gpu.devices_per_card
         unpriced = not market_prices(system, market)

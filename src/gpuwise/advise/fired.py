@@ -222,7 +222,7 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
         "export-restricted",
         "rent-only-hardware",
         "no-system-listed",
-        "system-not-sold-here",
+        "not-sold-here",
         "cannot-train",
     ):
         if n.get(rule):

@@ -208,6 +208,11 @@ class Gpu(Sourced):
     export_restricted_in: list[Literal["cn"]] = Field(default_factory=list)
     """Markets where the card cannot be bought new through official channels under US export
     rules; the rule, its date and source are in `export_note`."""
+    regions: list[Literal["cn", "global"]] = Field(default_factory=list)
+    """Markets the card is sold in, as for a purchasable system; empty: everywhere. A
+    China-market variant (RTX 4090 D, L20) or a card modified and sold in China's second-hand
+    market (RTX 2080 Ti 22 GB) is ["cn"]: a buyer elsewhere finds no shop and no price for it,
+    only a China price converted, so it is never offered to buy there."""
     cooling: Literal["active", "passive", "liquid"] = "active"
     """passive: no fan of its own, needs a server's forced airflow (datacenter PCIe, SXM/OAM)."""
     whole_system: bool = False
