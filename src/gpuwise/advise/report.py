@@ -144,9 +144,10 @@ def _first_line(plan: Plan) -> str:
     if {"cards", "host", "system"} & set(best.cost.unpriced):
         return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
+    verdict_key = "owned" if a.already_owned and a.buy_or_rent == "buy" else a.buy_or_rent
     if best.cost.unpriced:
         items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
-        verdict = t(f"plan.verdict_{a.buy_or_rent}")
+        verdict = t(f"plan.verdict_{verdict_key}")
         return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
     if a.buy_or_rent == "either" and a.either:
         e = a.either
@@ -158,7 +159,7 @@ def _first_line(plan: Plan) -> str:
             total=total,
             decides=either_deciders(e, plan.scenario.months),
         )
-    return t(f"plan.answer_{a.buy_or_rent}", total=total, monthly=monthly)
+    return t(f"plan.answer_{verdict_key}", total=total, monthly=monthly)
 
 
 def either_deciders(e: Either, months: float) -> str:
@@ -190,7 +191,8 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         line = t("plan.answer_system", system=system.name, count=a.systems, cards=cards, card=card)
         lines.append(line)
     else:
-        lines.append(t("plan.answer_card", card=card, count=a.count))
+        key = "plan.answer_card_owned" if a.already_owned else "plan.answer_card"
+        lines.append(t(key, card=card, count=a.count))
     if a.cloud:
         line = t(
             "plan.answer_cloud",
@@ -200,7 +202,7 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         )
         lines.append(line + _ties_text(cat, a.cloud.ties))
     else:
-        lines.append(t("plan.answer_no_cloud"))
+        lines.append(t("plan.answer_no_cloud_owned" if a.already_owned else "plan.answer_no_cloud"))
     return lines
 
 

@@ -56,6 +56,9 @@ class Answers(Frozen):
     systems: int | None = None
     cloud: CloudAnswer | None = None
     either: Either | None = None
+    already_owned: bool = False
+    """The first option runs on hardware the user already owns: "buy" then means keep using
+    it, with nothing to buy (the answer says so instead of "Buy")."""
 
 
 class TextItem(Frozen):
