@@ -30,8 +30,14 @@ def on_marketplace(o: Option) -> bool:
 
 
 def round_the_clock_service(s: Scenario) -> bool:
-    """A service that must stay up around the clock."""
-    return s.workload.kind == "serve" and s.hours_per_day >= ROUND_THE_CLOCK_HOURS_PER_DAY
+    """A service that must stay up around the clock (a batch job is restarted, not failed
+    over: it has no uptime to keep)."""
+    w = s.workload
+    return (
+        w.kind == "serve"
+        and not w.batch_requests()
+        and s.hours_per_day >= ROUND_THE_CLOCK_HOURS_PER_DAY
+    )
 
 
 def _premium_share(cat: Catalog, availability: float | None) -> float:

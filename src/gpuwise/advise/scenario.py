@@ -108,6 +108,17 @@ class Workload(_Strict):
     engine: str | None = None
     quant: str | None = None
 
+    def batch_requests(self) -> int:
+        """Requests of a one-off batch job: a serve workload given `samples` answers N prompts
+        once (labelling, synthetic data, bulk embedding) and is timed and billed like a
+        training run, not as a service kept up every day; 0 for a standing service."""
+        return self.samples or 0 if self.kind == "serve" else 0
+
+    def one_off(self) -> bool:
+        """A job with an end (a training run or a batch), timed from its work, not from the
+        scenario's hours a day."""
+        return self.train_tokens() > 0 if self.kind == "train" else self.batch_requests() > 0
+
     def train_tokens(self) -> float:
         """Tokens one pass over the data holds (samples × seq_len when only samples are given)."""
         if self.dataset_tokens:
@@ -190,11 +201,12 @@ class Scenario(_Strict):
 
         A service goes down for its users at every reclaim, and a job with a hard
         deadline cannot absorb an unbounded wait for capacity: neither gets spot unless the
-        scenario says `allow_spot: true`. Interruptible training gets it unless it says false.
+        scenario says `allow_spot: true`. Interruptible training gets it unless it says false,
+        and so does a batch job (an interrupted request is sent again).
         """
         if self.allow_spot is not None:
             return self.allow_spot
-        if self.workload.kind == "train":
+        if self.workload.one_off():
             return self.deadline_days is None
         return False
 

@@ -58,7 +58,7 @@ def _hardware(o: PlanOption) -> str:
 def options_table(report: PlanReport) -> Table:
     """Top options: kind, hardware, where/billing, total and monthly cost, time, memory, risks."""
     cur = report.currency
-    training = report.scenario.workload.kind == "train"
+    training = report.scenario.workload.one_off()  # a run or a batch: its hours, not its rate
     pooling = any(o.config.throughput_of for o in report.options)
     speed_col = "plan.col_input_tokens_per_s" if pooling else "plan.col_tokens_per_s"
     table = Table(
