@@ -31,7 +31,12 @@ from gpuwise.advise.evaluate import (
 from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.margin import band_assumption, ranking_total
-from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
+from gpuwise.advise.marketplace import (
+    flag_marketplace_data,
+    keeps_data_in_region,
+    on_marketplace,
+    price_marketplace_risk,
+)
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.reasons import features_of, option_risks
@@ -145,6 +150,14 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
     return kept
 
 
+def _marketplace_tier(s: Scenario, o: Option) -> bool:
+    """Ranked after data-centre rentals: a marketplace host or an office consumer card for a
+    public API, a marketplace host for an organisation that keeps its data in a region."""
+    if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)):
+        return True
+    return keeps_data_in_region(s) and on_marketplace(o)
+
+
 def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
@@ -152,9 +165,10 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     already owns are not moved down for partial support: it is a stated risk, and money spent
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
-    an office consumer card (advise.site). An option that meets the speed target or deadline
-    only at its central estimate is ranked by its total times its shortfall factor, what
-    meeting the limit at the slow end of its band would cost (margin.py).
+    an office consumer card (advise.site), and so does an organisation that keeps its data
+    in a region (advise.marketplace.keeps_data_in_region). An option that meets the speed
+    target or deadline only at its central estimate is ranked by its total times its shortfall
+    factor, what meeting the limit at the slow end of its band would cost (margin.py).
     At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
     ranks after a desktop, a workstation or a rental that does the same job. Hardware the
     user already owns ranks first among options within `margin` of its cost (the prices' own
@@ -167,7 +181,7 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
             not o.sized.speed_known,
             s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
             s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
-            s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
+            _marketplace_tier(s, o),
             total / (1 + margin) if o.candidate.already_owned else total,
             o.time_hours or 0.0,
             o.candidate.label,
@@ -220,6 +234,7 @@ def make_plan(
     cs = candidates(cat, s, region, buyer)
     found = _search(cat, s, ctx, cs)
     price_marketplace_risk(cat, s, found.options)
+    flag_marketplace_data(s, found.options)
     price_public_api_failover(s, found.options)
     found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
