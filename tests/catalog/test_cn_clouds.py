@@ -13,8 +13,8 @@ A third pass on 2026-12-06 read the whole history of the UCloud UHost/GPU docs a
 price page, Compshare's docs (billing, GPU types, release notes, spot) and Tencent's GPU price
 pages (the extra rows there are for cards the catalog has no entry for: P106, GTX 1660 and
 1080 Ti at Featurize, M40 and P4 in Tencent's GN2/GN6/GN6S, K40 at Baidu) and searched for
-AutoDL, GPUGeek, 智星云, Gitee AI, OpenBayes, PAI-DSW/EAS, ModelArts and 910B rental price lists: the
-only new citable row was Compshare's V100S; the rest are behind log-ins, undated second-hand
+AutoDL, GPUGeek, 智星云, Gitee AI, OpenBayes, PAI-DSW/EAS, ModelArts and 910B rental price lists:
+the only new citable row was Compshare's V100S; the rest are behind log-ins, undated second-hand
 claims, or figures in code comments whose file the search tools could not name.
 """
 
