@@ -80,7 +80,7 @@ def fraction_at(knots: Sequence[tuple[float, float]], age_months: float, tail: f
     points = [(0.0, 1.0), *sorted(knots)]
     last_m, last_f = points[-1]
     if age_months >= last_m:
-        return last_f * (1.0 - tail) ** ((age_months - last_m) / 12.0)
+        return float(last_f * (1.0 - tail) ** ((age_months - last_m) / 12.0))
     for (m0, f0), (m1, f1) in itertools.pairwise(points):
         if m0 <= age_months <= m1:
             return f0 if m1 == m0 else f0 + (f1 - f0) * (age_months - m0) / (m1 - m0)
@@ -168,6 +168,10 @@ def _pick(cat: Catalog, test: Callable[[Gpu], bool]) -> list[Observation]:
     return [o for o in all_observations(cat) if o.gpu in by_id and test(by_id[o.gpu])]
 
 
+def _class_is(cls: str) -> Callable[[Gpu], bool]:
+    return lambda g: g.gpu_class == cls
+
+
 def _worst_class(cat: Catalog, gpu: Gpu, min_points: float, tail: float) -> Knots:
     """Month by month the lowest curve among the classes with enough data of their own.
 
@@ -177,8 +181,8 @@ def _worst_class(cat: Catalog, gpu: Gpu, min_points: float, tail: float) -> Knot
     """
     classes = sorted({g.gpu_class for g in cat.gpus} - {gpu.gpu_class})
     worst: Knots = ()
-    for c in classes:
-        obs = _pick(cat, lambda g, c=c: g.gpu_class == c)
+    for cls in classes:
+        obs = _pick(cat, _class_is(cls))
         if len(obs) >= min_points:
             knots = monotone_knots(obs)
             worst = lower_envelope(worst, knots, tail) if worst else knots
