@@ -6,7 +6,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
-from gpuwise.advise.labels import hardware_words, option_label
+from gpuwise.advise.labels import candidate_words, hardware_words, option_label
 from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
@@ -245,19 +245,22 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
 def _vram_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     """Cards that could not hold the job at all, beside the smallest configuration that does
     (smallest in memory over all its devices, so counts of different sizes compare fairly)."""
-    fitted = [*plan.options, *plan.unchecked, *plan.infeasible]
+    # the smallest among the options the plan ranks, where there are any: an infeasible one
+    # (a Mac for a company's service) is no example to give
+    fitted = plan.options or [*plan.unchecked, *plan.infeasible]
     if not plan.unfit or not fitted:
         return []
     smallest = min(fitted, key=lambda o: o.sized.memory.device_total_bytes * o.candidate.count)
     cards = t("plan.name_sep").join(_sized_name(cat, g, mem) for g, mem in plan.unfit[:3])
     total = smallest.sized.memory.device_total_bytes * smallest.candidate.count
+    words = {f"option_{lang}": candidate_words(smallest.candidate, lang) for lang in LANGS}
     return [
         (
             "vram-too-small",
             {
                 "model": plan.scenario.workload.model,
                 "need_gib": total / 1024**3,
-                "option": _label(smallest),
+                **words,
                 "cards": cards + (" …" if len(plan.unfit) > 3 else ""),
             },
         )
