@@ -71,9 +71,7 @@ def with_hops(sized: Sized, hops: int, hop_s: float) -> Sized:
     return replace(sized, tokens_per_s=tps, speed=speed)
 
 
-def size_split(
-    s: Scenario, cards: Sequence[Gpu], si: SizeInputs, hop_s: float
-) -> Sized | None:
+def size_split(s: Scenario, cards: Sequence[Gpu], si: SizeInputs, hop_s: float) -> Sized | None:
     """The least-compressed format that fits the cards split by layer (and meets the speed
     target or reading floor, as sizing.size chooses), timed as the pooled device plus hops."""
     reserve = si.mc.engine(si.choice.engine).cuda_context_mib / 1024 * GIB / GB
@@ -138,18 +136,26 @@ def _offloaded(
         gpu=gpu, gen_tokens=w.gen_tokens, offload_fraction=fraction, cpu_bandwidth_gbps=ram.gbps
     )
     verdict = si.choice.verdicts[quant]
-    common = {
-        "prompt_tokens": a.prompt_tokens,
-        "kv_tokens_per_request": a.kv_tokens,
-        "support": verdict.support,
-        "compute": verdict.compute,
-    }
     try:
         sp = inference_speed(r, si.sc, inputs)
     except UserError:
         return None
     tps = sp.decode_tokens_per_s or 0.0
-    sized = Sized(gpu, 1, quant, si.choice.engine, r.strategy, est, sp, None, tps, **common)
+    sized = Sized(
+        gpu,
+        1,
+        quant,
+        si.choice.engine,
+        r.strategy,
+        est,
+        sp,
+        None,
+        tps,
+        prompt_tokens=a.prompt_tokens,
+        kv_tokens_per_request=a.kv_tokens,
+        support=verdict.support,
+        compute=verdict.compute,
+    )
     return sized, fraction
 
 

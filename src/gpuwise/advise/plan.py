@@ -153,8 +153,8 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
         c = o.candidate
         seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
         system = c.system.id if c.system else ""  # two systems of one card are two sellers
-        kept = (c.owned_kept, c.offload_fraction > 0)  # owned cards kept: another machine
-        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, *kept, c.billing, o.sized.quant)
+        owned = (c.owned_kept, c.offload_fraction > 0)  # owned cards kept: another machine
+        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, *owned, c.billing, o.sized.quant)
         groups.setdefault(key, []).append(o)
     kept: list[Option] = []
     for group in groups.values():
