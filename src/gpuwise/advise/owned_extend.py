@@ -70,7 +70,8 @@ def owned_options(cat: Catalog, ctx: Context, s: Scenario, oi: OwnedInputs) -> l
     if engine.layer_split:
         out += _extensions(cat, ctx, s, oi, cards, choice)
     one_kind = len({g.id for g in cards}) == 1  # priced as n owned cards of one kind
-    if engine.cpu_offload and s.workload.kind == "local" and one_kind:
+    discrete = not any(g.unified_memory or g.whole_system for g in cards)  # a Mac: no RAM beside
+    if engine.cpu_offload and s.workload.kind == "local" and one_kind and discrete:
         found = _offload(cat, ctx, s, replace(oi.si, choice=choice), cards)
         out += [found] if found is not None else []
     return out
