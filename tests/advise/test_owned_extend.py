@@ -187,3 +187,23 @@ def test_rules_read_in_chinese() -> None:
     assert "保留你的" in texts["owned-extend"] and "RTX 3090" in texts["owned-extend"]
     assert "系统内存" in texts["owned-offload"]
     assert "保留你的" in report.answer_text[1]
+
+
+# Partial offload, measured: Qwen2.5-Coder-14B Q4_K_M (48 layers) on an RTX 5060 Ti with
+# llama.cpp, sweeping -ngl (https://inventivehq.com/blog/vram-offload-cliff-gpu-layers-benchmark,
+# retrieved 2026-12-06): "| 0 (all CPU) | 2.89 tok/s |", "| 24 | 5.61 tok/s |",
+# "| 32 | 7.26 tok/s |", "| 40 | 12.5 tok/s |", "| 99 (all 48) | 43.18 tok/s |".
+OFFLOAD_SWEEP = {0: 2.89, 24: 5.61, 32: 7.26, 40: 12.5, 48: 43.18}
+
+
+def test_offload_time_is_the_gpu_share_plus_the_ram_share() -> None:
+    """The model the offload option rests on (estimate.speed_decode.step_time's offload term):
+    a token's time is the GPU layers' time plus the CPU layers' time, each layer read where it
+    lives. Anchored at the two measured ends (all on the GPU, all on the CPU), it predicts the
+    measured middle of the sweep within 10%."""
+    layers = 48
+    gpu_s, cpu_s = 1 / OFFLOAD_SWEEP[layers], 1 / OFFLOAD_SWEEP[0]
+    for on_gpu in (24, 32, 40):
+        share = on_gpu / layers
+        predicted = 1 / (share * gpu_s + (1 - share) * cpu_s)
+        assert predicted == pytest.approx(OFFLOAD_SWEEP[on_gpu], rel=0.10), on_gpu
