@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from gpuwise.advise.candidates import Candidate
+from gpuwise.advise.candidates import DOMESTIC_VENDORS, Candidate
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option, power_options, price, schedule
 from gpuwise.advise.owned_sizing import HostRam, restricted, size_offload, size_split
@@ -92,7 +92,9 @@ def _addable(cat: Catalog, s: Scenario, owned: Gpu, buyer: str | None) -> list[G
             continue
         if g.modified and buyer != "cn":  # memory-modified cards trade in China's used market
             continue
-        if s.domestic_only or purchase_price(g.prices, s.entity, "") is None:
+        if s.domestic_only and g.vendor not in DOMESTIC_VENDORS:
+            continue
+        if purchase_price(g.prices, s.entity, "") is None:
             continue
         out.append(g)
     return out

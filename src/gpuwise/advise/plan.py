@@ -83,6 +83,16 @@ def _search(
     model, tag_quant = workload_model(cat, s)
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
     choices: dict[tuple[str, bool], EngineChoice] = {}
+
+    def choice_of(gpu: Gpu, owned: bool) -> EngineChoice:
+        """The engine and formats for a card, chosen once (owned: the fallback engines too)."""
+        if (gpu.id, owned) not in choices:
+            native = model.weight_format_hint
+            choices[(gpu.id, owned)] = choose_engine(
+                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
+            )
+        return choices[(gpu.id, owned)]
+
     sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
@@ -91,13 +101,7 @@ def _search(
     out = Search()
     for c in cs.items:
         gpu = c.gpu
-        key_choice = (gpu.id, c.already_owned)
-        if key_choice not in choices:
-            native, owned = model.weight_format_hint, c.already_owned
-            choices[key_choice] = choose_engine(
-                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
-            )
-        choice = choices[key_choice]
+        choice = choice_of(gpu, c.already_owned)
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
@@ -122,15 +126,6 @@ def _search(
             out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
         si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo)
-
-        def choice_of(gpu: Gpu, owned: bool) -> EngineChoice:
-            if (gpu.id, owned) not in choices:
-                native = model.weight_format_hint
-                choices[(gpu.id, owned)] = choose_engine(
-                    s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
-                )
-            return choices[(gpu.id, owned)]
-
         for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
             option_risks(cat, s, option, feats, choice_of(option.candidate.gpu, False))
             out.options.append(without_card_format(option))
