@@ -33,7 +33,7 @@ from gpuwise.advise.sizing import Sized, SizeInputs
 from gpuwise.advise.workload import plan_value
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
-from gpuwise.catalog.systems import sold_as_system
+from gpuwise.catalog.systems import market_of, sold_as_system, sold_in
 from gpuwise.cost import CostOption, own_cost
 from gpuwise.cost.channel import purchase_price
 from gpuwise.cost.resolve import Context, resolve_own
@@ -79,9 +79,8 @@ def owned_options(cat: Catalog, ctx: Context, s: Scenario, oi: OwnedInputs) -> l
 
 def _addable(cat: Catalog, s: Scenario, owned: Gpu, buyer: str | None) -> list[Gpu]:
     """Cards that can go into the owned PC beside the owned ones: an actively cooled PCIe card
-    sold singly, of the owned cards' software stack, that this buyer can buy and has a price
-    (a memory-modified card only for a buyer in China, where such cards are sold, without a
-    vendor warranty: catalog gpu `modified`)."""
+    sold singly, of the owned cards' software stack, sold in the buyer's market (catalog gpu
+    `regions`), that this buyer can buy and has a price for."""
     out = []
     for g in cat.gpus:
         if g.rent_only or g.whole_system or sold_as_system(g) or g.form_factor != "pcie":
@@ -90,7 +89,7 @@ def _addable(cat: Catalog, s: Scenario, owned: Gpu, buyer: str | None) -> list[G
             continue
         if buyer and buyer in g.export_restricted_in:
             continue
-        if g.modified and buyer != "cn":  # memory-modified cards trade in China's used market
+        if not sold_in(g, market_of(buyer)):  # RTX 4090 D, the modified 2080 Ti: China only
             continue
         if s.domestic_only and g.vendor not in DOMESTIC_VENDORS:
             continue
