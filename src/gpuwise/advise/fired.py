@@ -187,12 +187,16 @@ def _option_rules(plan: Plan) -> list[Fired]:
     return out
 
 
+KEEP_OWNED = ("owned-extend", "owned-offload")
+"""Rules of the options that keep the user's too-small cards (advise/owned_extend.py)."""
+
 PER_OPTION_ONLY = (
     "sized-format",
     "micro-batch-fits",
     "micro-batch-fits-unset",
     "requests-not-maxima",
     "spot-fits-the-job",
+    *KEEP_OWNED,  # said with owned-too-small (_keep_owned_rules)
 )
 """Rules that describe one option's configuration: shown on the option, not on the plan."""
 
@@ -281,16 +285,26 @@ def _owned_unfit_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     owned = t("plan.name_sep").join(
         f"{n}× {_sized_name(cat, g, mem)}" for g, n, mem in plan.owned_unfit
     )
-    return [
-        (
-            "owned-too-small",
-            {
-                "owned": owned,
-                "model": plan.scenario.workload.model,
-                "need": f"{need:.1f} GiB" if need is not None else "—",
-            },
+    said = {
+        "owned": owned,
+        "model": plan.scenario.workload.model,
+        "need": f"{need:.1f} GiB" if need is not None else "—",
+    }
+    return [("owned-too-small", said), *_keep_owned_rules(plan)]
+
+
+def _keep_owned_rules(plan: Plan) -> list[Fired]:
+    """What keeps the owned cards (advise/owned_extend.py), said right after they are found
+    too small: the best-ranked card to add, and CPU offload even where it is too slow to rank
+    (the reader learns what it gives for nothing)."""
+    out: list[Fired] = []
+    for rule in KEEP_OWNED:
+        found = next(
+            (p for o in (*plan.options, *plan.infeasible) for r, p in o.rules if r == rule), None
         )
-    ]
+        if found is not None:
+            out.append((rule, found))
+    return out
 
 
 def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:

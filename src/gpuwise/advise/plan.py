@@ -39,6 +39,7 @@ from gpuwise.advise.marketplace import (
 )
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
+from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -46,6 +47,7 @@ from gpuwise.advise.site import unfit_for_public_service
 from gpuwise.advise.sizing import ScaleOut, Sized, SizeInputs, size
 from gpuwise.advise.workload import plan_defaults, plan_value, reading_floor, workload_model
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema import Gpu
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
@@ -73,12 +75,24 @@ def scale_out(c: Candidate, network_default: float) -> ScaleOut:
     return ScaleOut(c.nodes, c.node_devices, stated or network_default, stated is None)
 
 
-def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
+def _search(
+    cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet, buyer: str | None = None
+) -> Search:
     """Size and price every candidate once per (card, device count)."""
     mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
     model, tag_quant = workload_model(cat, s)
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
     choices: dict[tuple[str, bool], EngineChoice] = {}
+
+    def choice_of(gpu: Gpu, owned: bool) -> EngineChoice:
+        """The engine and formats for a card, chosen once (owned: the fallback engines too)."""
+        if (gpu.id, owned) not in choices:
+            native = model.weight_format_hint
+            choices[(gpu.id, owned)] = choose_engine(
+                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
+            )
+        return choices[(gpu.id, owned)]
+
     sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
     network_default = plan_value(cat, "scale_out_network_gbps_per_node")
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
@@ -87,13 +101,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     out = Search()
     for c in cs.items:
         gpu = c.gpu
-        key_choice = (gpu.id, c.already_owned)
-        if key_choice not in choices:
-            native, owned = model.weight_format_hint, c.already_owned
-            choices[key_choice] = choose_engine(
-                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
-            )
-        choice = choices[key_choice]
+        choice = choice_of(gpu, c.already_owned)
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
@@ -116,6 +124,11 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         if option is not None:
             option_risks(cat, s, option, feats, choice)
             out.options.append(option)
+    if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
+        si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo)
+        for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
+            option_risks(cat, s, option, feats, choice_of(option.candidate.gpu, False))
+            out.options.append(without_card_format(option))
     return out
 
 
@@ -135,7 +148,8 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
         c = o.candidate
         seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
         system = c.system.id if c.system else ""  # two systems of one card are two sellers
-        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, c.billing, o.sized.quant)
+        owned = (c.owned_kept, c.offload_fraction > 0)  # owned cards kept: another machine
+        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, *owned, c.billing, o.sized.quant)
         groups.setdefault(key, []).append(o)
     kept: list[Option] = []
     for group in groups.values():
@@ -232,7 +246,7 @@ def make_plan(
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
     cs = candidates(cat, s, region, buyer)
-    found = _search(cat, s, ctx, cs)
+    found = _search(cat, s, ctx, cs, buyer)
     price_marketplace_risk(cat, s, found.options)
     flag_marketplace_data(s, found.options)
     price_public_api_failover(s, found.options)

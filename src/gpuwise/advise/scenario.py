@@ -144,6 +144,12 @@ class Scenario(_Strict):
     ops_capacity: Literal["none", "some", "strong"] = "some"
     owns: list[Owned] = Field(default_factory=list)
     owns_host: bool = False
+    host_ram_gb: Annotated[float | None, _n("storage_gb")] = None
+    """System RAM of the PC the owned cards sit in: what CPU offload may use beside them
+    (None: the catalog's plan_assumption owned_pc_system_ram_gb)."""
+    host_ram_type: Literal["ddr4", "ddr5"] = "ddr5"
+    """The PC's memory: it sets how fast offloaded layers are read (plan_assumption
+    system_ram_gbps_ddr4 / _ddr5)."""
     host_price: Annotated[float | None, _n("money")] = None
     entity: Literal["individual", "company", "institution"] = "individual"
     """Who runs the project and pays the electricity: an individual pays a household tariff,

@@ -96,6 +96,11 @@ class Engine(Sourced):
     norm_fp32_upcast: bool = True
     default_context: int | None = Field(default=None, gt=0)
     default_kv_dtype: str = "f16"
+    layer_split: bool = False
+    """Splits a model's layers over several unlike cards in one process (llama.cpp's default
+    --split-mode layer, Ollama's scheduler): a user may keep an owned card and add another."""
+    cpu_offload: bool = False
+    """Runs the layers that do not fit the cards from system RAM on the CPU (-ngl / num_gpu)."""
 
 
 class ActivationModel(Sourced):

@@ -13,6 +13,10 @@ from gpuwise.render.estimate import gib
 
 
 def _where(o: PlanOption) -> str:
+    if o.added_gpu:
+        return t("plan.keep_and_buy")
+    if o.offload_fraction:
+        return t("plan.owned_offload")
     if o.kind == "own":
         return t("plan.owned") if o.already_owned else t("plan.buy")
     name = o.provider_name or o.provider
@@ -48,6 +52,10 @@ def _hardware(o: PlanOption) -> str:
             text += uses if uses.startswith("（") else " " + uses
         return text
     text = f"{o.gpu}×{o.count}"
+    if o.added_gpu:
+        return f"{text} + {o.added_gpu}×{o.added_count}"
+    if o.offload_fraction:
+        return f"{text} + CPU"
     if o.machines > 1:
         return t("plan.machines", hardware=text, n=o.machines, devices=o.devices)
     if o.devices != o.count:
