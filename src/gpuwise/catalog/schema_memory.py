@@ -85,6 +85,10 @@ class Engine(Sourced):
     sequences' latent KV and holds the attention weights whole; estimate/layout.py)."""
     embeddings_on_cpu: bool = False
     prefill_chunk_tokens: int | None = Field(default=None, gt=0)
+    sampler_bytes_per_logit: NonNegativeFloat = 0.0
+    """Bytes per logit the engine's start-up profile run holds when it samples one token for
+    each of its max-num-seqs dummy requests (float32 logits and the sampler's copies); the KV
+    pool is what is left after it (estimate/profile_run.py). 0: the engine reserves none."""
     moe_tile_tokens: int | None = Field(default=None, gt=0)
     moe_expert_loop: bool = False
     """Training runs a MoE's routed experts one at a time (Hugging Face transformers' modeling
