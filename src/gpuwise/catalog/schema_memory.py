@@ -79,6 +79,9 @@ class Engine(Sourced):
     workspace_mib: NonNegativeFloat = 0.0
     allocator_reserve_fraction: float = Field(default=0.0, ge=0, le=0.5)
     preallocate_fraction: float | None = Field(default=None, gt=0, le=1)
+    preallocate_of_free: bool = False
+    """The share is of the memory left free after the weights and the engine's own buffers
+    (TensorRT-LLM's free_gpu_memory_fraction), not of the whole card (vLLM, SGLang)."""
     kv_latent_for_mla: bool = True
     mla_dp_attention: bool = False
     """Serves an MLA model's attention data parallel across its GPUs (each GPU caches its own

@@ -75,6 +75,11 @@ def kv_pool(
         others.pop("activations", None)
         others.pop("logits", None)
         others["profile_run"] = round(run.peak_bytes)
-    share_bytes = fraction * gpu_capacity_bytes(gpu)
+    if r.engine.preallocate_of_free:  # TensorRT-LLM: a share of what the rest leaves free
+        share_bytes = sum(others.values()) + fraction * (
+            gpu_capacity_bytes(gpu) - sum(others.values())
+        )
+    else:
+        share_bytes = fraction * gpu_capacity_bytes(gpu)
     pool = share_bytes - sum(others.values())
     return KvPool(pool, kv_bytes_per_token(one, c), share_bytes, others)
