@@ -45,6 +45,10 @@ class Rates:
     """Prompt chunks ride in decode steps (speed.toml `[[step_launch]]` mixed_steps)."""
     expert_bandwidth_bps: float | None = None
     """The rate a decode step reads a MoE's routed experts at; None: `bandwidth_bps`."""
+    kv_read_factor: float = 1.0
+    """A decode step's KV read costs this many times its bytes (speed.toml `[[kv_read_cost]]`:
+    an FP8 cache whose attention kernel dequantizes element by element reads no faster than a
+    16-bit one)."""
 
 
 def peak_half_flops(gpu: Gpu) -> float:
@@ -195,9 +199,10 @@ def rates(
     vector = vector_flops(gpu)
     per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
     used = [dec, over, *looked] + ([deq] if deq else [])
+    kv_factor, kv_sources = sc.kv_read_factor(engine, backend, r.kv.id, built)
     factors = _factors(r, sc, gpu, dec, over, (rate, fraction, ceiling))
     factors["sources"] = sorted(
-        {s for u in used for s in u.source_ids()} | set(sc.power_source_ids(gpu))
+        {s for u in used for s in u.source_ids()} | set(sc.power_source_ids(gpu)) | set(kv_sources)
     )
     bandwidth = gpu.memory_bandwidth_gbps * 1e9
     return Rates(
@@ -215,4 +220,5 @@ def rates(
             else None
         ),
         factors=factors,
+        kv_read_factor=kv_factor,
     )
