@@ -73,3 +73,27 @@ def test_speed_cases_load_their_kv_dtype(env) -> None:  # type: ignore[no-untype
         assert prepare_case(cat, mc, case, sc).r.kv.id == "fp8", case["id"]
     plain = next(c for c in cases if c["kind"] == "serving" and not c.get("kv_dtype"))
     assert prepare_case(cat, mc, plain, sc).r.kv.id != "fp8"
+
+
+def test_old_rocm_vllm_reads_an_fp8_cache_no_faster_than_a_16_bit_one(env) -> None:  # type: ignore[no-untyped-def]
+    """ROCm vLLM builds before the faster FP8 paged-attention kernels dequantized the cache
+    element by element: the KV read of a decode step costs as much as the 16-bit cache's;
+    current builds and CUDA read the FP8 bytes at their size."""
+    import datetime as dt
+
+    from gpuwise.estimate.resolve import resolve
+    from gpuwise.estimate.speed import decode_step, rates
+
+    cat, mc, sc = env
+    gpu = cat.gpu("MI300X")
+    old = dt.date(2024, 11, 21)
+    assert sc.kv_read_factor("vllm", "rocm", "fp8", old)[0] == 2.0
+    assert sc.kv_read_factor("vllm", "rocm", "fp8", None)[0] == 1.0
+    assert sc.kv_read_factor("vllm", "cuda", "fp8", old)[0] == 1.0
+    f16 = resolve(_req(cat, 2048, 2048), mc)
+    fp8 = resolve(_req(cat, 2048, 2048, "fp8"), mc)
+    step_f16, _ = decode_step(f16, rates(f16, sc, gpu, built=old), 256, 3072)
+    step_old, _ = decode_step(fp8, rates(fp8, sc, gpu, built=old), 256, 3072)
+    step_new, _ = decode_step(fp8, rates(fp8, sc, gpu), 256, 3072)
+    assert step_old == pytest.approx(step_f16, rel=1e-9)
+    assert step_new < step_old
