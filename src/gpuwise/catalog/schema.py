@@ -28,12 +28,15 @@ Vendor = Literal[
     "biren",
     "iluvatar",
     "metax",
+    "kunlunxin",
+    "enflame",
     "other",
 ]
 """Who makes the chip. The Chinese vendors (Cambricon, Hygon, Moore Threads, Biren, Iluvatar,
-MetaX) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX, MXMACA) that the
-catalog's `Stack` does not model: their cards carry no stack flag, so engines and formats on them
-are "unknown" (never "yes") until precision rows cite a source."""
+MetaX, Kunlunxin, Enflame) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX,
+MXMACA, XRE, TopsRider). `Stack` flags the ones a cited vLLM build runs on (musa, dtk, maca,
+corex, kunlun); a card without a flag, or a format without a precision row citing a source, is
+"unknown" (never "yes")."""
 GpuClass = Literal["consumer", "workstation", "datacenter"]
 Currency = Literal["USD", "CNY", "EUR"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -98,6 +101,22 @@ class Tflops(Strict):
         return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
+FLAG_STACKS: tuple[str, ...] = (
+    "oneapi",
+    "gaudi",
+    "cann",
+    "xla",
+    "neuron",
+    "metal",
+    "musa",
+    "dtk",
+    "maca",
+    "corex",
+    "kunlun",
+)
+"""The boolean stack flags, in the order `Stack.names` lists them (after cuda and rocm)."""
+
+
 class Stack(Strict):
     """Which software stack drives the device."""
 
@@ -109,6 +128,16 @@ class Stack(Strict):
     xla: bool = False
     neuron: bool = False
     metal: bool = False
+    musa: bool = False
+    """Moore Threads MUSA (MTT S-series): vLLM runs through Moore Threads' MUSA build."""
+    dtk: bool = False
+    """Hygon DCU Toolkit (DTK), derived from ROCm but shipped with Hygon's own vLLM builds."""
+    maca: bool = False
+    """MetaX MXMACA (曦云 C-series): vLLM runs through the vllm-metax plugin."""
+    corex: bool = False
+    """Iluvatar CoreX (天垓/智铠): vLLM runs through the vllm-iluvatar plugin."""
+    kunlun: bool = False
+    """Kunlunxin XPU runtime (XRE, P800): vLLM runs through the vllm-kunlun plugin."""
 
     def names(self) -> list[str]:
         """Stack names as the feature matrix keys them (cuda, rocm, oneapi, …)."""
@@ -118,7 +147,9 @@ class Stack(Strict):
         if self.rocm_gfx:
             out.append("rocm")
         out += [
-            n for n in ("oneapi", "gaudi", "cann", "xla", "neuron", "metal") if getattr(self, n)
+            n
+            for n in FLAG_STACKS
+            if getattr(self, n)
         ]
         return out
 
