@@ -134,6 +134,7 @@ UNPRICED_BUYABLE = {
     "mtt-s4000",
     "mlu370-x8",
     "biren-br104",
+    "iluvatar-bi-v150",
     "l20",
     "rtx-pro-6000-blackwell-server",
     "mi210",
