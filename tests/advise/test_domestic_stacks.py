@@ -15,7 +15,8 @@ from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.catalog import Catalog
-from gpuwise.catalog.schema import FLAG_STACKS, Vendor
+from gpuwise.catalog.schema import Vendor
+from gpuwise.catalog.schema_stack import FLAG_STACKS
 from gpuwise.i18n import t
 
 TODAY = dt.date(2026, 12, 6)
