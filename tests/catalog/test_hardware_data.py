@@ -42,21 +42,9 @@ def _gpu(cat: Catalog, gpu_id: str) -> Gpu:
     return cat.gpu_by_id(gpu_id)
 
 
-SPEED_UNSOURCED = {
-    # Issue 29 item 2: a Chinese card a 国产化 buyer asks about whose memory, power and host
-    # interface are sourced but whose bandwidth and TFLOPS no vendor or reputable source gives.
-    # The catalog never guesses them: the planner sizes memory on the card and lists it as not
-    # checked (tests/advise/test_domestic_stacks.py). The set may only shrink.
-    "iluvatar-bi-v150",
-}
-
-
 def test_every_gpu_has_bandwidth_and_a_rate(cat: Catalog) -> None:
     """Speed estimates need memory bandwidth and a 16-bit (or at least FP32) peak."""
     for g in cat.gpus:
-        if g.id in SPEED_UNSOURCED:
-            assert "no vendor or reputable figure" in g.notes, g.id  # the entry says why
-            continue
         assert g.memory_bandwidth_gbps, g.id
         tf = g.tflops
         assert tf.bf16 or tf.fp16 or tf.fp32, g.id
@@ -64,7 +52,7 @@ def test_every_gpu_has_bandwidth_and_a_rate(cat: Catalog) -> None:
 
 def test_datacenter_and_workstation_cards_have_a_16_bit_rate(cat: Catalog) -> None:
     for g in cat.gpus:
-        if g.gpu_class in ("datacenter", "workstation") and g.id not in SPEED_UNSOURCED:
+        if g.gpu_class in ("datacenter", "workstation"):
             assert g.tflops.bf16 or g.tflops.fp16, g.id
 
 
@@ -146,7 +134,6 @@ UNPRICED_BUYABLE = {
     "mtt-s4000",
     "mlu370-x8",
     "biren-br104",
-    "iluvatar-bi-v150",
     "l20",
     "rtx-pro-6000-blackwell-server",
     "mi210",
