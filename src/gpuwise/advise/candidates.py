@@ -33,11 +33,21 @@ from gpuwise.catalog.systems import (
 from gpuwise.cost.channel import purchase_price
 
 CARD_COUNTS = (1, 2, 4, 8)
-DOMESTIC_VENDORS = ("huawei", "cambricon", "hygon", "moorethreads", "biren", "iluvatar", "metax")
+DOMESTIC_VENDORS = (
+    "huawei",
+    "cambricon",
+    "hygon",
+    "moorethreads",
+    "biren",
+    "iluvatar",
+    "metax",
+    "kunlunxin",
+    "enflame",
+)
 """Vendors that satisfy a 国产化 requirement: Chinese chip makers (Huawei Ascend, Cambricon,
-Hygon DCU, Moore Threads, Biren, Iluvatar CoreX, MetaX). Their cards whose software stack the
-catalog does not model get "unknown" engine verdicts and are listed as not checked, never as
-an answer."""
+Hygon DCU, Moore Threads, Biren, Iluvatar CoreX, MetaX, Kunlunxin, Enflame). Their cards whose
+software stack the catalog does not model get "unknown" engine verdicts, and cards without a
+price or a sourced speed are listed as not checked, never as an answer."""
 
 
 @dataclass(frozen=True)

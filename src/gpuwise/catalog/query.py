@@ -21,6 +21,8 @@ VENDORS = (
     "biren",
     "iluvatar",
     "metax",
+    "kunlunxin",
+    "enflame",
     "other",
 )
 """The schema's `Vendor` values, spelled out so this module imports no pydantic (it serves the

@@ -21,6 +21,7 @@ from gpuwise.catalog.schema_arch import (
     Ssm,
     Vision,
 )
+from gpuwise.catalog.schema_stack import Stack
 
 Vendor = Literal[
     "nvidia",
@@ -36,12 +37,15 @@ Vendor = Literal[
     "biren",
     "iluvatar",
     "metax",
+    "kunlunxin",
+    "enflame",
     "other",
 ]
 """Who makes the chip. The Chinese vendors (Cambricon, Hygon, Moore Threads, Biren, Iluvatar,
-MetaX) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX, MXMACA) that the
-catalog's `Stack` does not model: their cards carry no stack flag, so engines and formats on them
-are "unknown" (never "yes") until precision rows cite a source."""
+MetaX, Kunlunxin, Enflame) ship their own software stacks (Neuware, DTK, MUSA, SUPA, CoreX,
+MXMACA, XRE, TopsRider). `Stack` flags the ones a cited vLLM build runs on (musa, dtk, maca,
+corex, kunlun); a card without a flag, or a format without a precision row citing a source, is
+"unknown" (never "yes")."""
 GpuClass = Literal["consumer", "workstation", "datacenter"]
 Currency = Literal["USD", "CNY", "EUR"]
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -104,31 +108,6 @@ class Tflops(Strict):
     def as_dict(self) -> dict[str, float]:
         """Only the precisions the hardware has."""
         return {k: v for k, v in self.model_dump().items() if v is not None}
-
-
-class Stack(Strict):
-    """Which software stack drives the device."""
-
-    cuda_cc: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
-    rocm_gfx: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$")
-    oneapi: bool = False
-    gaudi: bool = False
-    cann: bool = False
-    xla: bool = False
-    neuron: bool = False
-    metal: bool = False
-
-    def names(self) -> list[str]:
-        """Stack names as the feature matrix keys them (cuda, rocm, oneapi, …)."""
-        out = []
-        if self.cuda_cc:
-            out.append("cuda")
-        if self.rocm_gfx:
-            out.append("rocm")
-        out += [
-            n for n in ("oneapi", "gaudi", "cann", "xla", "neuron", "metal") if getattr(self, n)
-        ]
-        return out
 
 
 class Price(Strict):

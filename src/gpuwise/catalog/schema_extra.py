@@ -10,7 +10,21 @@ from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 from gpuwise.catalog.schema import Sourced
 
 Support = Literal["yes", "partial", "no"]
-STACKS: tuple[str, ...] = ("cuda", "rocm", "oneapi", "gaudi", "cann", "xla", "neuron", "metal")
+STACKS: tuple[str, ...] = (
+    "cuda",
+    "rocm",
+    "oneapi",
+    "gaudi",
+    "cann",
+    "xla",
+    "neuron",
+    "metal",
+    "musa",
+    "dtk",
+    "maca",
+    "corex",
+    "kunlun",
+)
 
 
 class Tariff(Sourced):
@@ -110,7 +124,21 @@ class Maintenance(Sourced):
 class FeatureSupport(Sourced):
     """Whether a software stack runs a framework or feature, with a short reason."""
 
-    stack: Literal["cuda", "rocm", "oneapi", "gaudi", "cann", "xla", "neuron", "metal"]
+    stack: Literal[
+        "cuda",
+        "rocm",
+        "oneapi",
+        "gaudi",
+        "cann",
+        "xla",
+        "neuron",
+        "metal",
+        "musa",
+        "dtk",
+        "maca",
+        "corex",
+        "kunlun",
+    ]
     feature: str
     support: Support
     note_en: str = ""
