@@ -10,6 +10,7 @@ from gpuwise.advise.candidates import Candidate, CandidateSet
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.labels import candidate_words
+from gpuwise.advise.overhead import rental_overhead_note
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.workload import reading_floor
 from gpuwise.catalog import Catalog
@@ -30,6 +31,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += pooling_note(cat, s, plan.options or plan.infeasible)
     out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
+    out += rental_overhead_note(s)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
         examples = cs.example_candidates.get("more-devices-slower", [])

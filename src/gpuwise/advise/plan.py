@@ -39,6 +39,7 @@ from gpuwise.advise.marketplace import (
 )
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
+from gpuwise.advise.overhead import price_rental_overhead
 from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
@@ -250,6 +251,7 @@ def make_plan(
     price_marketplace_risk(cat, s, found.options)
     flag_marketplace_data(s, found.options)
     price_public_api_failover(s, found.options)
+    price_rental_overhead(s, found.options)
     found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     found.options = drop_slower_with_more(found.options, cs)

@@ -144,6 +144,9 @@ class Scenario(_Strict):
     ops_capacity: Literal["none", "some", "strong"] = "some"
     owns: list[Owned] = Field(default_factory=list)
     owns_host: bool = False
+    rental_overhead_pct: Annotated[float | None, _n("percent")] = None
+    """Indirect costs (F&A) an institution charges on what it rents, in % of the bill (a US
+    university's negotiated rate, e.g. 55); equipment it buys is exempt (advise/overhead.py)."""
     host_ram_gb: Annotated[float | None, _n("storage_gb")] = None
     """System RAM of the PC the owned cards sit in: what CPU offload may use beside them
     (None: the catalog's plan_assumption owned_pc_system_ram_gb)."""
