@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
-from gpuwise.estimate.request import MemoryRequest
+from gpuwise.estimate.request import MemoryRequest, Mode
 from gpuwise.estimate.resolve import Resolved, resolve
 from gpuwise.estimate.speed import SpeedInputs
 from gpuwise.estimate.speed_constants import SpeedConstants
@@ -26,7 +26,7 @@ RTX3090 = CAT.gpu_by_id("rtx-3090")
 
 def _r(
     model: str = "qwen-7b",
-    mode: str = "qlora",
+    mode: Mode = "qlora",
     quant: str = "nf4",
     seq_len: int = 2048,
     checkpointing: bool = True,
