@@ -87,6 +87,9 @@ class KernelPath(Sourced):
     with `before` describes builds older than that date (a measurement made with one says so).
     `staging_bytes_per_weight`: kernels that first dequantize each weight matrix to a 16-bit copy
     write it (2 bytes per weight) for every prefill chunk before the GEMM runs.
+    `train_dequant_bytes_per_weight`: memory traffic, in bytes per frozen quantized weight at the
+    card's datasheet bandwidth, of dequantizing it to a 16-bit copy for one matmul of a training
+    micro-step (QLoRA: forward, input-gradient backward, recomputed forward).
     """
 
     engine: str = "any"
@@ -94,6 +97,7 @@ class KernelPath(Sourced):
     kind: str
     rate: TensorRate
     staging_bytes_per_weight: NonNegativeFloat = 0.0
+    train_dequant_bytes_per_weight: NonNegativeFloat = 0.0
     before: dt.date | None = None
     weight_only_gemm: bool | None = None
     """Whether the prefill GEMMs are the weight-only group ("+wq": dequantizing generic kernels

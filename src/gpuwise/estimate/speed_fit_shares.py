@@ -92,7 +92,7 @@ def implied_train_utilisation(pc: PreparedCase, sc: SpeedConstants) -> float | N
     u = _bisect(lambda x: estimate(x).train_tokens_per_s or 0.0, pc.measured, 1e-3, 1.0)
     est = estimate(u)
     step = est.step_time_s or 0.0
-    spent = ("exposed_s", "offload_s", "expert_loop_s")
+    spent = ("exposed_s", "offload_s", "expert_loop_s", "dequant_s")
     compute = step - sum(est.factors.get(k, 0.0) for k in spent)
     if step and compute / step < sc.fit.compute_share_min:
         return None

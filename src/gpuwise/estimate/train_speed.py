@@ -8,7 +8,9 @@ runs the linear layers' GEMMs on FP8 tensor cores where the card has them — tw
 rate on Ada, Hopper and Blackwell — while attention stays 16-bit; a card without an FP8 unit
 runs the 16-bit rate. Communication: the data-parallel gradient (or FSDP parameter) traffic of
 each GPU's share of the weights on the actual link, and a MoE's expert-parallel all-to-all, each
-less what overlaps with compute; optimizer offload over PCIe.
+less what overlaps with compute; optimizer offload over PCIe. A quantized frozen base (QLoRA)
+is dequantized to a 16-bit copy before each matmul that uses it, once per micro-step whatever its
+token count (dequant_seconds).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from gpuwise.estimate.speed import (
     SpeedEstimate,
     SpeedInputs,
     _attention_flops_per_token,
+    kernel_kind,
     link_bandwidth_bps,
     pcie_bps,
     peak_half_flops,
@@ -29,7 +32,7 @@ from gpuwise.estimate.speed import (
 )
 from gpuwise.estimate.speed_band import bands_of
 from gpuwise.estimate.speed_constants import SpeedConstants, backend_of, engine_family
-from gpuwise.estimate.weights import expert_params
+from gpuwise.estimate.weights import expert_params, param_split
 
 FP8_PRECISIONS = frozenset({"mixed-fp8"})
 """Training precisions whose linear-layer GEMMs run in FP8."""
@@ -193,6 +196,31 @@ def expert_loop_seconds(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> floa
     return r.req.batch * layers * touched * passes * per_expert
 
 
+def dequant_seconds(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> float:
+    """Time a micro-step spends turning a quantized frozen base into 16-bit copies (0 for float).
+
+    bitsandbytes (QLoRA), torchao's NF4 and auto-gptq have no GEMM that reads 4-bit weights in
+    training: each linear layer dequantizes its whole matrix before every matmul that uses it,
+    in the forward, in the backward's input gradient and, with recomputation, in the second
+    forward (Dettmers et al. 2023, arXiv:2305.14314 §3: "we dequantize the storage data type to
+    the computation data type to perform the forward and backward pass"). The cost scales with
+    the weights, not the tokens, so it dominates short micro-steps: bytes per weight per pass
+    (speed.toml `train_dequant_bytes_per_weight`, by weight-format kind) × the linear weights
+    one GPU multiplies (all of them under FSDP/ZeRO-3, which gather before use; its share under
+    tensor or pipeline splits) over the card's datasheet bandwidth.
+    """
+    if r.fmt.kind == "float":
+        return 0.0
+    path = sc.kernel_rate(r.engine.id, kernel_kind(r.fmt), s.built, backend_of(s.gpu))
+    if not path.train_dequant_bytes_per_weight or not s.gpu.memory_bandwidth_gbps:
+        return 0.0
+    _, _, linear, _ = param_split(r.req.model)
+    per_gpu = linear / max(r.tp, s.model_parallel, 1)
+    passes = 3.0 if r.req.grad_checkpointing else 2.0
+    traffic = passes * per_gpu * path.train_dequant_bytes_per_weight
+    return traffic / (s.gpu.memory_bandwidth_gbps * 1e9)
+
+
 def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
     """Step time, tokens/s and (with a token budget) total hours of training."""
     gpu, req = s.gpu, r.req
@@ -216,12 +244,14 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
         adapters, full = trainable_params(r)
         offload = 2 * (adapters + full) * 2 / (pcie_bps(gpu, sc) * link.bus_bandwidth_fraction)
     loop = expert_loop_seconds(r, sc, s)
-    step = compute + exposed + offload + loop
+    dequant = dequant_seconds(r, sc, s)
+    step = compute + exposed + offload + loop + dequant
     parts = {
         "compute": compute,
         "interconnect": exposed,
         "offload-link": offload,
         "expert-loop": loop,
+        "dequantization": dequant,
     }
     tps = replicas * tokens / step
     hours = s.train_tokens * s.epochs / tps / 3600 if s.train_tokens else None
@@ -231,6 +261,7 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
         "exposed_s": exposed,
         "offload_s": offload,
         "expert_loop_s": loop,
+        "dequant_s": dequant,
         "sources": sorted({*mfu_sources, link.source}),
     }
     est = SpeedEstimate(
