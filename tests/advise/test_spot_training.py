@@ -4,9 +4,8 @@ because the plan left spot out whenever the data set's size was not given)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import datetime as dt
+from typing import Any
 
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
