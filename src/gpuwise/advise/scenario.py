@@ -211,11 +211,13 @@ class Scenario(_Strict):
         A service goes down for its users at every reclaim, and a job with a hard
         deadline cannot absorb an unbounded wait for capacity: neither gets spot unless the
         scenario says `allow_spot: true`. Interruptible training gets it unless it says false,
-        and so does a batch job (an interrupted request is sent again).
+        and so does a batch job (an interrupted request is sent again). Training resumes from
+        its last checkpoint whether or not the scenario states the data set's size (a run sized
+        by hours a day restarts the same way), so any training without a deadline qualifies.
         """
         if self.allow_spot is not None:
             return self.allow_spot
-        if self.workload.one_off():
+        if self.workload.kind == "train" or self.workload.one_off():
             return self.deadline_days is None
         return False
 
