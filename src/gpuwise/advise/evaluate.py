@@ -16,7 +16,7 @@ from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.margin import deadline_check, throughput_check
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Sized
+from gpuwise.advise.sized import Sized
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost

@@ -38,14 +38,16 @@ from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import unfit_for_public_service
-from gpuwise.advise.sizing import ScaleOut, Sized, SizeInputs, size
-from gpuwise.advise.workload import plan_defaults, plan_value, reading_floor, workload_model
+from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
+from gpuwise.advise.sizing import size
+from gpuwise.advise.workload import plan_defaults, reading_floor, workload_model
 from gpuwise.catalog import Catalog
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.speed_scaleout import Fabric
 
 
 @dataclass
@@ -59,13 +61,32 @@ class Search:
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
-def scale_out(c: Candidate, network_default: float) -> ScaleOut:
-    """How a multi-machine candidate is joined: its machine size and network (the catalog's
-    assumption where the offer states none)."""
+def scale_out(c: Candidate, values: dict[str, float]) -> ScaleOut:
+    """How a multi-machine candidate is joined: its machine size and network (the offer's or
+    the system's stated fabric, else the catalog's Ethernet assumption), and how a replica
+    spanning machines uses it (catalog plan assumptions scale_out_*)."""
     if c.nodes == 1:
         return ScaleOut()
     stated = c.offer.network_gbps if c.offer else None
-    return ScaleOut(c.nodes, c.node_devices, stated or network_default, stated is None)
+    if c.system is not None and c.system.network_gbps_per_gpu:
+        stated = c.system.network_gbps_per_gpu * c.node_devices
+    gbps = stated or values["scale_out_network_gbps_per_node"]
+    fabric = Fabric(
+        gbps_per_node=gbps,
+        efficiency=values["scale_out_alltoall_efficiency"],
+        latency_s=values["scale_out_message_latency_us"] * 1e-6,
+        overlap=values["scale_out_overlap_share"],
+    )
+    may_span = c.node_devices >= values["scale_out_min_node_gpus"]
+    return ScaleOut(c.nodes, c.node_devices, gbps, stated is None, may_span, fabric)
+
+
+def step_budgets(cat: Catalog, engine: str) -> tuple[int, ...]:
+    """The step token budgets worth trying for the engine (catalog step_budget)."""
+    for row in cat.extra("step_budget"):
+        if row.engine == engine:  # type: ignore[attr-defined]
+            return tuple(row.tokens)  # type: ignore[attr-defined]
+    return ()
 
 
 def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
@@ -75,7 +96,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
     choices: dict[tuple[str, bool], EngineChoice] = {}
     sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
-    network_default = plan_value(cat, "scale_out_network_gbps_per_node")
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}  # type: ignore[attr-defined]
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
@@ -94,10 +115,11 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
-        scale = scale_out(c, network_default)
+        scale = scale_out(c, values)
         key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
-            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, memo)
+            budgets = step_budgets(cat, choice.engine)
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets, memo=memo)
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb

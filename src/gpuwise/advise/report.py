@@ -19,7 +19,7 @@ from gpuwise.advise.report_model import (
     TextItem,
     Tie,
 )
-from gpuwise.advise.sizing import Sized
+from gpuwise.advise.sized import Sized
 from gpuwise.catalog import Catalog
 from gpuwise.cost.report_model import PriceEntry
 from gpuwise.estimate.memory import gpu_capacity_bytes
