@@ -89,3 +89,11 @@ class SizeInputs:
     """Machines the replica being sized spans (sizing adds their network time)."""
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
     """Memory estimates by request (_estimate); one search shares it across cards."""
+
+
+def joined_machines(s: object, sized: Sized) -> bool:
+    """Whether the machines of an option talk to each other (a training run over all of them,
+    a replica spanning several) and so need a cluster network; replicas of one machine each
+    need only the load balancer's ordinary network."""
+    workload = getattr(s, "workload", None)
+    return getattr(workload, "kind", "") == "train" or sized.machines_per_replica > 1

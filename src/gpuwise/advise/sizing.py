@@ -222,7 +222,8 @@ def _size_replicas(
     """A service run as `replicas` copies of the model on one machine's cards, each taking
     its share of the concurrent requests."""
     floor = si.reading_floor / replicas if si.reading_floor else None
-    sized = _size_serve(_share(s, replicas), gpu, count // replicas, replace(si, reading_floor=floor))
+    one = replace(si, reading_floor=floor)
+    sized = _size_serve(_share(s, replicas), gpu, count // replicas, one)
     return _times(sized, count, replicas)
 
 
@@ -261,7 +262,8 @@ def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized |
             sized = _size_on_one_machine(one, gpu, count // replicas, sub)
         else:
             sized = _size_serve(one, gpu, count // replicas, sub)
-        layouts.append(_times(sized, count, replicas, span))
+        sized = _times(sized, count, replicas, span)
+        layouts.append(_with_network(sized, si.scale) if span > 1 else sized)
         if not si.scale.may_span:
             break
         span *= 2
@@ -358,7 +360,8 @@ def _speed(
             )
             if si.span > 1 and si.scale.fabric and concurrency:
                 span = Span(si.span, si.scale.fabric)
-                sp = spanning_estimate(sp, si.model, concurrency, r.prompt_tokens, w.gen_tokens, span)
+                gen = w.gen_tokens
+                sp = spanning_estimate(sp, si.model, concurrency, r.prompt_tokens, gen, span)
             tps = sp.serving_tokens_per_s or sp.decode_tokens_per_s or 0.0
             hours = None
     except UserError:  # the catalog lacks this card's bandwidth or TFLOPS: fits, speed unknown
