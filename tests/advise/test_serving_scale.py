@@ -71,8 +71,11 @@ def test_single_card_rentals_scale_out_as_replicas_up_to_max_gpus() -> None:
     s = parse_scenario(small, "test")
     assert machine_counts(1, s, 4) == [2, 3, 4, 6, 8]
     plan = make_plan(load_catalog(), s, TODAY, fixes=False)
-    scaled = [o for o in plan.options + plan.infeasible
-              if o.candidate.kind == "rent" and o.candidate.node_devices == 1 and o.candidate.nodes > 1]  # fmt: skip
+    scaled = [
+        o
+        for o in plan.options + plan.infeasible
+        if o.candidate.kind == "rent" and o.candidate.node_devices == 1 and o.candidate.nodes > 1
+    ]
     assert scaled, "no replica option of a single-card rental"
     for o in scaled:
         assert o.sized.replicas >= o.candidate.nodes

@@ -276,7 +276,8 @@ def machine_counts(node_devices: int, s: Scenario, min_node_devices: int) -> lis
 
 def _replica_steps(most: int) -> list[int]:
     """1, 2, 3, 4, 6, 8, 12, 16 … up to `most`: powers of two and their halfway points."""
-    out, p = [], 1
+    out: list[int] = []
+    p = 1
     while p <= most:
         for n in (p, p + p // 2):
             if n <= most and (not out or n > out[-1]):

@@ -84,8 +84,8 @@ def scale_out(c: Candidate, values: dict[str, float]) -> ScaleOut:
 def step_budgets(cat: Catalog, engine: str) -> tuple[int, ...]:
     """The step token budgets worth trying for the engine (catalog step_budget)."""
     for row in cat.extra("step_budget"):
-        if row.engine == engine:  # type: ignore[attr-defined]
-            return tuple(row.tokens)  # type: ignore[attr-defined]
+        if row.engine == engine:
+            return tuple(row.tokens)
     return ()
 
 
@@ -96,7 +96,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
     choices: dict[tuple[str, bool], EngineChoice] = {}
     sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
-    values = {a.id: a.value for a in cat.extra("plan_assumption")}  # type: ignore[attr-defined]
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
