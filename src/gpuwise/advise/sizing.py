@@ -355,9 +355,11 @@ def _speed(
             tps, hours = sp.prefill_tokens_per_s or 0.0, None
         else:
             concurrency = w.concurrency if w.kind == "serve" else None
-            sp = inference_speed(
-                r, si.sc, SpeedInputs(gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency)
+            node = si.scale.node_devices if si.span > 1 else None
+            inputs = SpeedInputs(
+                gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency, node_gpus=node
             )
+            sp = inference_speed(r, si.sc, inputs)
             if si.span > 1 and si.scale.fabric and concurrency:
                 span = Span(si.span, si.scale.fabric)
                 gen = w.gen_tokens
