@@ -30,7 +30,7 @@ from gpuwise.advise.evaluate import (
 )
 from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.fired import fire_rules
-from gpuwise.advise.margin import band_assumption, ranking_total
+from gpuwise.advise.margin import band_assumption, ranking_total, slow_tokens_per_s
 from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
@@ -89,6 +89,21 @@ def step_budgets(cat: Catalog, engine: str) -> tuple[int, ...]:
     return ()
 
 
+def machine_key(c: Candidate, engine: str) -> tuple[object, ...]:
+    """One kind of machine, whatever its billing: the same sizing for any number of them."""
+    seller = c.offer.instance if c.offer else (c.system.id if c.system else str(c.cards))
+    return (c.kind, c.gpu.id, c.already_owned, c.provider.id if c.provider else "", seller, engine)
+
+
+def enough_at(s: Scenario, sized: Sized, choice: EngineChoice, floor: float | None) -> bool:
+    """A multi-machine service that meets its target at the slow end in the least compressed
+    format: more of the same machines cost more (N × one) and cannot do better."""
+    target = max(s.workload.target_tokens_per_s or 0.0, floor or 0.0)
+    if s.workload.kind != "serve" or not target or not sized.speed_known or not choice.quants:
+        return False
+    return sized.quant == choice.quants[0] and slow_tokens_per_s(sized) >= target
+
+
 def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
     """Size and price every candidate once per (card, device count)."""
     mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
@@ -100,6 +115,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
+    enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -115,6 +131,9 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
+        machine = machine_key(c, choice.engine)
+        if c.nodes > enough.get(machine, c.nodes):
+            continue  # fewer of these machines already meet the target safely: more only cost
         scale = scale_out(c, values)
         key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
@@ -129,6 +148,8 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         out.fitted.add(gpu.id)
+        if c.nodes > 1 and enough_at(s, sized, choice, floor):
+            enough[machine] = min(enough.get(machine, c.nodes), c.nodes)
         option = price(cat, ctx, s, c, sized)
         if option is not None:
             option_risks(cat, s, option, feats, choice)
