@@ -146,3 +146,21 @@ def test_step_budget_is_one_of_the_catalog_budgets_and_comes_with_a_risk() -> No
     for o in chosen:
         assert o.sized.step_tokens in budgets
         assert any(k == "risk.step_tokens" for k, _ in o.risks)
+
+
+def test_replicas_of_single_cards_carry_no_pcie_risk_and_say_replicas() -> None:
+    """Copies of the model on one card each never talk over PCIe; the table names them
+    'N× replicas'."""
+    from gpuwise.advise.report import plan_report
+    from gpuwise.render.plan import _hardware
+
+    small = {"workload": {"kind": "serve", "model": "llama3.1:8b", "concurrency": 64,
+                          "target_tokens_per_s": 3000}, "currency": "USD"}  # fmt: skip
+    plan = make_plan(load_catalog(), parse_scenario(small, "t"), TODAY, fixes=False)
+    singles = [o for o in plan.options if o.candidate.node_devices == 1 and o.candidate.nodes > 1]
+    assert singles
+    for o in singles:
+        assert not any(k.startswith("risk.pcie_only") for k, _ in o.risks), o.candidate.label
+    report = plan_report(load_catalog(), plan, 40)
+    labels = [_hardware(o) for o in report.options if o.machines > 1]
+    assert labels and all("replicas" in text for text in labels)

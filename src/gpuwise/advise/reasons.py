@@ -77,7 +77,8 @@ def _spot_risks(s: Scenario, o: Option) -> None:
 
 def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) -> None:
     c, g = o.candidate, o.candidate.gpu
-    if c.count > 1 and g.interconnect == "none":
+    per_replica = c.count // max(o.sized.replicas, 1)  # replicas never talk to each other
+    if per_replica > 1 and g.interconnect == "none":
         pcie = cat.extra("host_memory")[0].pcie_gbps_per_gen_x16
         cards = c.cards or c.count
         if cards == 1:  # one multi-chip card: its chips talk through the card's PCIe switch
