@@ -69,7 +69,9 @@ def test_single_card_rentals_scale_out_as_replicas_up_to_max_gpus() -> None:
     small = {"workload": {"kind": "serve", "model": "llama3.1:8b", "concurrency": 64,
                           "target_tokens_per_s": 3000}, "max_gpus": 8}  # fmt: skip
     s = parse_scenario(small, "test")
-    assert machine_counts(1, s, 4) == [2, 3, 4, 6, 8]
+    assert machine_counts(1, s, 4, rented=True) == [2, 3, 4, 6, 8]
+    assert machine_counts(1, s, 4) == []  # owned small PCs are not racked up as replicas
+    assert machine_counts(8, parse_scenario({**small, "max_gpus": 32}, "t"), 4) == [2, 4]
     plan = make_plan(load_catalog(), s, TODAY, fixes=False)
     scaled = [
         o
@@ -84,7 +86,7 @@ def test_single_card_rentals_scale_out_as_replicas_up_to_max_gpus() -> None:
 
 def test_a_service_without_target_is_not_scaled_out() -> None:
     s = parse_scenario({"workload": {"kind": "serve", "model": "llama3.1:8b"}, "max_gpus": 8}, "t")
-    assert machine_counts(1, s, 4) == []
+    assert machine_counts(1, s, 4, rented=True) == []
 
 
 def test_replicas_of_one_machine_each_need_no_cluster_switch() -> None:

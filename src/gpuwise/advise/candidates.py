@@ -248,22 +248,29 @@ def _offer_ok(
     return offer_devices(offer, gpu) <= s.max_gpus
 
 
-def machine_counts(node_devices: int, s: Scenario, min_node_devices: int) -> list[int]:
+def machine_counts(
+    node_devices: int, s: Scenario, min_node_devices: int, rented: bool = False
+) -> list[int]:
     """Machines of `node_devices` joined for one job while it stays within the scenario's
     `max_gpus`; never for local chat. Training doubles them (2, 4, 8 …: one job over all of
     them), only for machines big enough to be cluster nodes (catalog plan_assumption
     `scale_out_min_node_gpus`). A service is scaled out only to meet a throughput target, as
-    replicas behind a load balancer (advise.sizing), which talk to nobody: so machines of any
-    size, a single-card rental included, and in steps of about 1.5 (2, 3, 4, 6, 8, 12 …) so the
-    plan does not buy nearly twice what the target needs. Big machines may also join into one
-    replica that spans them (a model one machine cannot hold), which sizing tries itself."""
+    replicas behind a load balancer (advise.sizing), which talk to nobody: so rented machines
+    of any size, a single-card instance included (owned ones only from cluster-node size: a
+    rack of small PCs is not what a company buys to serve), small ones in steps of about 1.5 (2, 3, 4, 6, 8, 12 …)
+    so the plan does not rent nearly twice what the target needs, cluster-size machines
+    doubling (each is a large step of money already, and each count is sized with its spanning
+    layouts). Big machines may also join into one replica that spans them (a model one machine
+    cannot hold), which sizing tries itself."""
     w = s.workload
     if w.kind == "local" or node_devices > s.max_gpus:
         return []
     if w.kind == "serve":
-        if not w.target_tokens_per_s:
+        if not w.target_tokens_per_s or (node_devices < min_node_devices and not rented):
             return []
         most = s.max_gpus // node_devices
+        if node_devices >= min_node_devices:  # big machines: doubling, as clusters grow
+            return [n for n in _replica_steps(most) if n >= 2 and n & (n - 1) == 0]
         return [n for n in _replica_steps(most) if n >= 2]
     if node_devices < min_node_devices:
         return []
@@ -319,7 +326,7 @@ def _rent(
             out.items.append(
                 Candidate("rent", gpu, count, offer, provider, price.billing, cards=count)
             )
-            for nodes in machine_counts(count, s, min_node):
+            for nodes in machine_counts(count, s, min_node, rented=True):
                 out.items.append(
                     Candidate(
                         "rent",

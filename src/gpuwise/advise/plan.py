@@ -61,12 +61,16 @@ class Search:
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
-def scale_out(c: Candidate, values: dict[str, float]) -> ScaleOut:
+def scale_out(c: Candidate, values: dict[str, float], kind: str = "train") -> ScaleOut:
     """How a multi-machine candidate is joined: its machine size and network (the offer's or
     the system's stated fabric, else the catalog's Ethernet assumption), and how a replica
-    spanning machines uses it (catalog plan assumptions scale_out_*)."""
+    spanning machines uses it (catalog plan assumptions scale_out_*). Replicas of machines too
+    small to span never use the network between them: their sizing is shared by every seller
+    of such machines (one cache key)."""
     if c.nodes == 1:
         return ScaleOut()
+    if kind == "serve" and c.node_devices < values["scale_out_min_node_gpus"]:
+        return ScaleOut(c.nodes, c.node_devices)
     stated = c.offer.network_gbps if c.offer else None
     if c.system is not None and c.system.network_gbps_per_gpu:
         stated = c.system.network_gbps_per_gpu * c.node_devices
@@ -134,7 +138,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         machine = machine_key(c, choice.engine)
         if c.nodes > enough.get(machine, c.nodes):
             continue  # fewer of these machines already meet the target safely: more only cost
-        scale = scale_out(c, values)
+        scale = scale_out(c, values, s.workload.kind)
         key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
             budgets = step_budgets(cat, choice.engine)
