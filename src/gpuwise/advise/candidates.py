@@ -257,9 +257,9 @@ def machine_counts(
     `scale_out_min_node_gpus`). A service is scaled out only to meet a throughput target, as
     replicas behind a load balancer (advise.sizing), which talk to nobody: so rented machines
     of any size, a single-card instance included (owned ones only from cluster-node size: a
-    rack of small PCs is not what a company buys to serve), small ones in steps of about 1.5 (2, 3, 4, 6, 8, 12 …)
-    so the plan does not rent nearly twice what the target needs, cluster-size machines
-    doubling (each is a large step of money already, and each count is sized with its spanning
+    rack of small PCs is not what a company buys to serve), small ones in steps of about 1.5
+    (2, 3, 4, 6, 8, 12 …) so the plan does not rent nearly twice what the target needs,
+    cluster-size machines doubling (each is a large step of money already, and each count is sized with its spanning
     layouts). Big machines may also join into one replica that spans them (a model one machine
     cannot hold), which sizing tries itself."""
     w = s.workload
