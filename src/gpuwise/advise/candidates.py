@@ -259,8 +259,8 @@ def machine_counts(
     of any size, a single-card instance included (owned ones only from cluster-node size: a
     rack of small PCs is not what a company buys to serve), small ones in steps of about 1.5
     (2, 3, 4, 6, 8, 12 …) so the plan does not rent nearly twice what the target needs,
-    cluster-size machines doubling (each is a large step of money already, and each count is sized with its spanning
-    layouts). Big machines may also join into one replica that spans them (a model one machine
+    cluster-size machines doubling (each is a large step of money already, and each count is
+    sized with its spanning layouts). Big machines may also join into one replica that spans them (a model one machine
     cannot hold), which sizing tries itself."""
     w = s.workload
     if w.kind == "local" or node_devices > s.max_gpus:
