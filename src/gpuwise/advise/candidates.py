@@ -260,8 +260,8 @@ def machine_counts(
     rack of small PCs is not what a company buys to serve), small ones in steps of about 1.5
     (2, 3, 4, 6, 8, 12 …) so the plan does not rent nearly twice what the target needs,
     cluster-size machines doubling (each is a large step of money already, and each count is
-    sized with its spanning layouts). Big machines may also join into one replica that spans them (a model one machine
-    cannot hold), which sizing tries itself."""
+    sized with its spanning layouts). Big machines may also join into one replica that spans
+    them (a model one machine cannot hold), which sizing tries itself."""
     w = s.workload
     if w.kind == "local" or node_devices > s.max_gpus:
         return []
