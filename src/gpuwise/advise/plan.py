@@ -99,13 +99,18 @@ def machine_key(c: Candidate, engine: str) -> tuple[object, ...]:
     return (c.kind, c.gpu.id, c.already_owned, c.provider.id if c.provider else "", seller, engine)
 
 
-def enough_at(s: Scenario, sized: Sized, choice: EngineChoice, floor: float | None) -> bool:
-    """A multi-machine service that meets its target at the slow end in the least compressed
-    format: more of the same machines cost more (N × one) and cannot do better."""
+def enough_at(s: Scenario, sized: Sized, choice: EngineChoice, floor: float | None) -> int:
+    """How many more of these machines are still worth sizing once `sized` (N of them) meets
+    the service's target at the slow end: none in the least compressed format (more machines
+    cost N × one and cannot do better); up to twice as many in a compressed one (they may
+    afford a less compressed format, a dearer alternative worth showing). 0 where the target
+    is not met safely."""
     target = max(s.workload.target_tokens_per_s or 0.0, floor or 0.0)
     if s.workload.kind != "serve" or not target or not sized.speed_known or not choice.quants:
-        return False
-    return sized.quant == choice.quants[0] and slow_tokens_per_s(sized) >= target
+        return 0
+    if slow_tokens_per_s(sized) < target:
+        return 0
+    return 1 if sized.quant == choice.quants[0] else 2
 
 
 def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
@@ -152,8 +157,9 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         out.fitted.add(gpu.id)
-        if c.nodes > 1 and enough_at(s, sized, choice, floor):
-            enough[machine] = min(enough.get(machine, c.nodes), c.nodes)
+        factor = enough_at(s, sized, choice, floor) if c.nodes > 1 else 0
+        if factor:
+            enough[machine] = min(enough.get(machine, c.nodes * factor), c.nodes * factor)
         option = price(cat, ctx, s, c, sized)
         if option is not None:
             option_risks(cat, s, option, feats, choice)

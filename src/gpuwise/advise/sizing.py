@@ -177,7 +177,11 @@ def _best_budget(
         return best
     if slow_tokens_per_s(best) >= target or best.tokens_per_s * BUDGET_REACH < target:
         return best  # safe with the default, or too far off for a budget to matter
+    sched = si.sc.scheduler(si.choice.engine, gpu)
+    default = sched.max_batched_tokens if sched else None
     for budget in si.step_budgets:
+        if budget == default:
+            continue  # the estimate at the default is `best` already
         tried = replace(attempt, req=attempt.req.with_(ubatch=budget))
         fit = _first_fit(s, gpu, ((tried, request_key(tried.req)),), si)
         if fit is None:
