@@ -104,6 +104,7 @@ def check_purchasable_unit(o: Option, market: str) -> None:
     on top), holding at least the devices the job uses; an unused device is said, with its
     number."""
     c = o.candidate
+    assert sold_in(c.gpu, market), (c.label, market)
     if sold_as_system(c.gpu):
         assert c.system is not None, c.label
     if c.system is None:

@@ -165,7 +165,7 @@ def test_groups_left_out_are_named_by_display_names() -> None:
     cat = load_catalog()
     plan = _plan(BY_ID["local-qwen3-235b-mac-or-strix"], "en")
     texts = {r: _rule(plan, r, "en") for r, _ in plan.rules}
-    for rule in ("rent-only-hardware", "system-not-sold-here", "no-system-listed"):
+    for rule in ("rent-only-hardware", "not-sold-here", "no-system-listed"):
         if rule not in texts:
             continue
         for hardware_id in plan.dropped_examples[rule]:

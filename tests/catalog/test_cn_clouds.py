@@ -9,6 +9,13 @@ price list that could be read, the big clouds show current prices only after log
 search on 2026-12-05 for H20, H800, A800, L20 and Ascend 910B rentals found no citable price
 beyond Compshare's and 晨涧云's), so the floor below is what the catalog holds today; the offer
 aim is kept as an expected failure that turns into a pass when enough sourced offers arrive.
+A third pass on 2026-12-06 read the whole history of the UCloud UHost/GPU docs and of Featurize's
+price page, Compshare's docs (billing, GPU types, release notes, spot) and Tencent's GPU price
+pages (the extra rows there are for cards the catalog has no entry for: P106, GTX 1660 and
+1080 Ti at Featurize, M40 and P4 in Tencent's GN2/GN6/GN6S, K40 at Baidu) and searched for
+AutoDL, GPUGeek, 智星云, Gitee AI, OpenBayes, PAI-DSW/EAS, ModelArts and 910B rental price lists:
+the only new citable row was Compshare's V100S; the rest are behind log-ins, undated second-hand
+claims, or figures in code comments whose file the search tools could not name.
 """
 
 from __future__ import annotations
@@ -21,8 +28,8 @@ from gpuwise.advise.regions import find_region, offer_in_region
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.catalog import Catalog
 
-FLOOR_OFFERS = 99
-"""CN offers on 2026-12-05 (94 earlier that day, 57 on 2026-12-04, 37 before issue 29): a data
+FLOOR_OFFERS = 100
+"""CN offers on 2026-12-06 (99 on 2026-12-05, 57 on 2026-12-04, 37 before issue 29): a data
 change that loses any fails here."""
 FLOOR_PROVIDERS = 12
 AIM_OFFERS, AIM_PROVIDERS = 150, 12

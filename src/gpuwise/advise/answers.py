@@ -52,6 +52,7 @@ def answers_of(
         systems=c.systems or None,
         cloud=cloud,
         either=either,
+        already_owned=c.kind == "own" and c.already_owned,
     )
 
 

@@ -65,6 +65,11 @@ class Candidate:
     system: PurchasableSystem | None = None
     """The server or workstation SKU bought whole (its `cards` are the system's cards)."""
     market: Market = "global"
+    owned_kept: tuple[tuple[str, int], ...] = ()
+    """(gpu id, cards) the user owns and keeps in the machine beside the `cards` bought: one
+    model split by layer over unlike cards (advise/owned_extend.py); empty otherwise."""
+    offload_fraction: float = 0.0
+    """Share of the weights run from system RAM on the CPU beside the owned cards."""
 
     @property
     def node_devices(self) -> int:
@@ -88,6 +93,11 @@ class Candidate:
         """Human-readable id: 'own:rtx-4090×2', 'own:hgx-h20-8gpu×1[2/8]' (one system, 2 of
         its 8 devices used) or 'aliyun:ecs.gn7i:spot'."""
         machines = f"×{self.nodes}nodes" if self.nodes > 1 else ""
+        if self.owned_kept:
+            kept = "+".join(f"{g}×{n}" for g, n in self.owned_kept)
+            return f"own:{kept}+{self.gpu.id}×{self.cards}"
+        if self.offload_fraction:
+            return f"own:{self.gpu.id}×{self.cards or self.count}+cpu"
         if self.offer and self.provider:
             return f"{self.provider.id}:{self.offer.instance}:{self.billing}{machines}"
         if self.system is not None:
@@ -127,6 +137,9 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
         return False
     if buyer and buyer in gpu.export_restricted_in:
         out.drop("export-restricted", gpu.id)
+        return False
+    if not sold_in(gpu, market_of(buyer)):
+        out.drop("not-sold-here", gpu.id)
         return False
     return True
 
@@ -191,7 +204,7 @@ def _own_systems(
     it (1, 2, 4 … up to the system's size; the rest idle), and N systems where it scales out."""
     for system in systems:
         if not sold_in(system, market):
-            out.drop("system-not-sold-here", system.id)
+            out.drop("not-sold-here", system.id)
             continue
         per = system.gpus * gpu.devices_per_card
         unpriced = not market_prices(system, market)

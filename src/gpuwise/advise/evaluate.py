@@ -121,16 +121,31 @@ class Schedule:
     active_months: float
 
 
-def schedule(s: Scenario, sized: Sized) -> Schedule:
-    """The option's schedule: training runs from their hours, anything else from hours a day."""
+def run_hours(s: Scenario, sized: Sized) -> float | None:
+    """Hours one run of a one-off job takes on this option: a training run's estimate, or a
+    batch's tokens over the option's throughput at its concurrency (output tokens, or input
+    tokens for an embedder); None for a service or when the speed is unknown."""
     w = s.workload
-    if w.kind == "train" and w.train_tokens() > 0 and sized.hours_per_run:
+    if w.kind == "train":
+        return sized.hours_per_run if w.train_tokens() > 0 else None
+    if not w.batch_requests() or not sized.speed_known or sized.tokens_per_s <= 0:
+        return None
+    per_request = (w.prompt_tokens or w.context) if sized.pooling else w.gen_tokens
+    return w.batch_requests() * per_request / sized.tokens_per_s / 3600
+
+
+def schedule(s: Scenario, sized: Sized) -> Schedule:
+    """The option's schedule: training runs and batches from their hours, a service from its
+    hours a day."""
+    w = s.workload
+    hours = run_hours(s, sized)
+    if hours:
         runs = w.runs_per_month * s.months
-        total = runs * sized.hours_per_run
+        total = runs * hours
         months = max(s.months, total / HOURS_PER_MONTH)
-        months_per_run = math.ceil(sized.hours_per_run / HOURS_PER_MONTH - 1e-9)
+        months_per_run = math.ceil(hours / HOURS_PER_MONTH - 1e-9)
         active = min(months, max(1, math.ceil(runs - 1e-9)) * months_per_run)
-        return Schedule(total / months, sized.hours_per_run, months, active)
+        return Schedule(total / months, hours, months, active)
     return Schedule(busy_hours_per_month(s.hours_per_day), None, s.months, s.months)
 
 
@@ -158,7 +173,7 @@ def sessions_of(s: Scenario) -> float:
     sweep of 50 short runs starts 50 instances), one for a service or local use (started once
     and kept running)."""
     w = s.workload
-    if w.kind == "train" and w.train_tokens() > 0:
+    if w.one_off():
         return max(1.0, w.runs_per_month * s.months)
     return 1.0
 
@@ -315,7 +330,7 @@ def check_constraints(
         elif incomplete_capex(o):
             missing = sorted(CAPEX_ITEMS & set(o.cost.unpriced))
             o.unchecked.append(("plan.unchecked_budget", {"item_ids": tuple(missing)}))
-    timed = w.kind == "train" and w.train_tokens() > 0
+    timed = w.one_off()
     if timed and not o.sized.speed_known:
         o.unchecked.append(("plan.unchecked_hours", {"gpu": o.candidate.gpu.id}))
     # targets and deadlines are checked at the slow end of the error band (advise/margin.py)

@@ -6,7 +6,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
-from gpuwise.advise.labels import hardware_words, option_label
+from gpuwise.advise.labels import candidate_words, hardware_words, option_label
 from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
@@ -187,12 +187,16 @@ def _option_rules(plan: Plan) -> list[Fired]:
     return out
 
 
+KEEP_OWNED = ("owned-extend", "owned-offload")
+"""Rules of the options that keep the user's too-small cards (advise/owned_extend.py)."""
+
 PER_OPTION_ONLY = (
     "sized-format",
     "micro-batch-fits",
     "micro-batch-fits-unset",
     "requests-not-maxima",
     "spot-fits-the-job",
+    *KEEP_OWNED,  # said with owned-too-small (_keep_owned_rules)
 )
 """Rules that describe one option's configuration: shown on the option, not on the plan."""
 
@@ -222,7 +226,7 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
         "export-restricted",
         "rent-only-hardware",
         "no-system-listed",
-        "system-not-sold-here",
+        "not-sold-here",
         "cannot-train",
     ):
         if n.get(rule):
@@ -245,19 +249,22 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
 def _vram_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     """Cards that could not hold the job at all, beside the smallest configuration that does
     (smallest in memory over all its devices, so counts of different sizes compare fairly)."""
-    fitted = [*plan.options, *plan.unchecked, *plan.infeasible]
+    # the smallest among the options the plan ranks, where there are any: an infeasible one
+    # (a Mac for a company's service) is no example to give
+    fitted = plan.options or [*plan.unchecked, *plan.infeasible]
     if not plan.unfit or not fitted:
         return []
     smallest = min(fitted, key=lambda o: o.sized.memory.device_total_bytes * o.candidate.count)
     cards = t("plan.name_sep").join(_sized_name(cat, g, mem) for g, mem in plan.unfit[:3])
     total = smallest.sized.memory.device_total_bytes * smallest.candidate.count
+    words = {f"option_{lang}": candidate_words(smallest.candidate, lang) for lang in LANGS}
     return [
         (
             "vram-too-small",
             {
                 "model": plan.scenario.workload.model,
                 "need_gib": total / 1024**3,
-                "option": _label(smallest),
+                **words,
                 "cards": cards + (" …" if len(plan.unfit) > 3 else ""),
             },
         )
@@ -278,16 +285,26 @@ def _owned_unfit_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     owned = t("plan.name_sep").join(
         f"{n}× {_sized_name(cat, g, mem)}" for g, n, mem in plan.owned_unfit
     )
-    return [
-        (
-            "owned-too-small",
-            {
-                "owned": owned,
-                "model": plan.scenario.workload.model,
-                "need": f"{need:.1f} GiB" if need is not None else "—",
-            },
+    said = {
+        "owned": owned,
+        "model": plan.scenario.workload.model,
+        "need": f"{need:.1f} GiB" if need is not None else "—",
+    }
+    return [("owned-too-small", said), *_keep_owned_rules(plan)]
+
+
+def _keep_owned_rules(plan: Plan) -> list[Fired]:
+    """What keeps the owned cards (advise/owned_extend.py), said right after they are found
+    too small: the best-ranked card to add, and CPU offload even where it is too slow to rank
+    (the reader learns what it gives for nothing)."""
+    out: list[Fired] = []
+    for rule in KEEP_OWNED:
+        found = next(
+            (p for o in (*plan.options, *plan.infeasible) for r, p in o.rules if r == rule), None
         )
-    ]
+        if found is not None:
+            out.append((rule, found))
+    return out
 
 
 def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:

@@ -18,6 +18,11 @@ def option_label(o: Option) -> str:
     if c.kind == "own" and c.system is not None:
         return f"{c.system.id}×{c.nodes}"
     machines = t("plan.machines_short", n=c.nodes) if c.nodes > 1 else ""
+    if c.owned_kept:
+        kept = " + ".join(f"{g}×{n}" for g, n in c.owned_kept)
+        return f"{kept} + {c.gpu.id}×{c.cards}"
+    if c.offload_fraction:
+        return f"{c.gpu.id}×{c.cards or c.count} + CPU"
     if c.kind == "own":
         return f"{c.gpu.id}×{c.cards or c.count}{machines}"
     assert c.provider and c.offer
@@ -45,6 +50,10 @@ def candidate_words(c: Candidate, lang: Lang) -> str:
             "plan.tie_name", lang=lang, provider=name, instance=c.offer.instance, billing=billing
         )
     cards = c.cards or c.count  # in one machine
+    if c.owned_kept:  # the owned cards kept, then the ones added (names only: no catalog here)
+        added = t("plan.cards_of", lang=lang, count=cards, gpu=c.gpu.name)
+        kept = " + ".join(f"{n}× {g}" for g, n in c.owned_kept)
+        return f"{kept} + {added}"
     if c.nodes > 1:
         return t("plan.machines_of_cards", lang=lang, n=c.nodes, count=cards, gpu=c.gpu.name)
     return t("plan.cards_of", lang=lang, count=cards, gpu=c.gpu.name)

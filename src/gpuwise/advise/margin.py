@@ -49,11 +49,16 @@ def rate_ratios(sp: SpeedEstimate) -> tuple[float, float] | None:
 
 
 def hours_ratios(sp: SpeedEstimate) -> tuple[float, float] | None:
-    """(short, long) hours of a training run as fractions of the estimate; None without band."""
-    if not sp.train_time_h or not sp.band or "train_time_h" not in sp.band:
+    """(short, long) hours of a run as fractions of the estimate: a training run's own band,
+    else a batch's from its rate's (hours scale as 1 / rate: the p90 rate gives the short end);
+    None without band."""
+    if sp.train_time_h and sp.band and "train_time_h" in sp.band:
+        short, long = sp.band["train_time_h"]
+        return short / sp.train_time_h, long / sp.train_time_h
+    if sp.train_time_h:
         return None
-    short, long = sp.band["train_time_h"]
-    return short / sp.train_time_h, long / sp.train_time_h
+    rates = rate_ratios(sp)
+    return (1 / rates[1], 1 / rates[0]) if rates else None
 
 
 def tokens_band(sized: Sized) -> tuple[float, float] | None:

@@ -30,8 +30,14 @@ def on_marketplace(o: Option) -> bool:
 
 
 def round_the_clock_service(s: Scenario) -> bool:
-    """A service that must stay up around the clock."""
-    return s.workload.kind == "serve" and s.hours_per_day >= ROUND_THE_CLOCK_HOURS_PER_DAY
+    """A service that must stay up around the clock (a batch job is restarted, not failed
+    over: it has no uptime to keep)."""
+    w = s.workload
+    return (
+        w.kind == "serve"
+        and not w.batch_requests()
+        and s.hours_per_day >= ROUND_THE_CLOCK_HOURS_PER_DAY
+    )
 
 
 def _premium_share(cat: Catalog, availability: float | None) -> float:
@@ -58,3 +64,25 @@ def price_marketplace_risk(cat: Catalog, s: Scenario, options: list[Option]) -> 
         params: dict[str, Any] = {"provider_en": provider.name_en, "provider_zh": provider.name_zh}
         o.risks.append(("risk.marketplace", params))
         o.rules.append(("marketplace-host", {**params, "pct": share}))
+
+
+def keeps_data_in_region(s: Scenario) -> bool:
+    """A company or institution that names where its data is processed (a region other than
+    'any'): residency is a legal duty there (GDPR Art. 28 asks a contract with each processor),
+    not a price preference."""
+    return s.organisation() and s.region not in ("any", "global")
+
+
+def flag_marketplace_data(s: Scenario, options: list[Option]) -> None:
+    """Mark each marketplace rental of an organisation that keeps its data in a region (in
+    place): the host is whoever listed the machine, with no data processing agreement or
+    certification behind it; the ranking puts it after rentals from a provider's own data
+    centres (plan._rank_key)."""
+    if not keeps_data_in_region(s):
+        return
+    for o in options:
+        if on_marketplace(o):
+            provider = o.candidate.provider
+            assert provider is not None
+            params = {"provider_en": provider.name_en, "provider_zh": provider.name_zh}
+            o.risks.append(("risk.marketplace_data", params))

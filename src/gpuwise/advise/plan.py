@@ -31,9 +31,15 @@ from gpuwise.advise.evaluate import (
 from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.margin import band_assumption, ranking_total, slow_tokens_per_s
-from gpuwise.advise.marketplace import on_marketplace, price_marketplace_risk
+from gpuwise.advise.marketplace import (
+    flag_marketplace_data,
+    keeps_data_in_region,
+    on_marketplace,
+    price_marketplace_risk,
+)
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
+from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
@@ -42,6 +48,7 @@ from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
 from gpuwise.advise.sizing import size
 from gpuwise.advise.workload import plan_defaults, reading_floor, workload_model
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.schema import Gpu
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
@@ -113,12 +120,24 @@ def enough_at(s: Scenario, sized: Sized, choice: EngineChoice, floor: float | No
     return 1 if sized.quant == choice.quants[0] else 2
 
 
-def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search:
+def _search(
+    cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet, buyer: str | None = None
+) -> Search:
     """Size and price every candidate once per (card, device count)."""
     mc, sc = MemoryConstants.from_catalog(cat), SpeedConstants.from_catalog(cat)
     model, tag_quant = workload_model(cat, s)
     feats, rows, defaults = features_of(cat), cat.extra("precision_support"), plan_defaults(cat)
     choices: dict[tuple[str, bool], EngineChoice] = {}
+
+    def choice_of(gpu: Gpu, owned: bool) -> EngineChoice:
+        """The engine and formats for a card, chosen once (owned: the fallback engines too)."""
+        if (gpu.id, owned) not in choices:
+            native = model.weight_format_hint
+            choices[(gpu.id, owned)] = choose_engine(
+                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
+            )
+        return choices[(gpu.id, owned)]
+
     sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
     values = {a.id: a.value for a in cat.extra("plan_assumption")}
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
@@ -128,13 +147,7 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
     out = Search()
     for c in cs.items:
         gpu = c.gpu
-        key_choice = (gpu.id, c.already_owned)
-        if key_choice not in choices:
-            native, owned = model.weight_format_hint, c.already_owned
-            choices[key_choice] = choose_engine(
-                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
-            )
-        choice = choices[key_choice]
+        choice = choice_of(gpu, c.already_owned)
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
@@ -164,6 +177,11 @@ def _search(cat: Catalog, s: Scenario, ctx: Context, cs: CandidateSet) -> Search
         if option is not None:
             option_risks(cat, s, option, feats, choice)
             out.options.append(option)
+    if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
+        si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
+        for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
+            option_risks(cat, s, option, feats, choice_of(option.candidate.gpu, False))
+            out.options.append(without_card_format(option))
     return out
 
 
@@ -183,7 +201,8 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
         c = o.candidate
         seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
         system = c.system.id if c.system else ""  # two systems of one card are two sellers
-        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, c.billing, o.sized.quant)
+        owned = (c.owned_kept, c.offload_fraction > 0)  # owned cards kept: another machine
+        key = (c.kind, c.gpu.id, c.already_owned, *seller, system, *owned, c.billing, o.sized.quant)
         groups.setdefault(key, []).append(o)
     kept: list[Option] = []
     for group in groups.values():
@@ -198,6 +217,14 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
     return kept
 
 
+def _marketplace_tier(s: Scenario, o: Option) -> bool:
+    """Ranked after data-centre rentals: a marketplace host or an office consumer card for a
+    public API, a marketplace host for an organisation that keeps its data in a region."""
+    if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)):
+        return True
+    return keeps_data_in_region(s) and on_marketplace(o)
+
+
 def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
@@ -205,9 +232,10 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     already owns are not moved down for partial support: it is a stated risk, and money spent
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
-    an office consumer card (advise.site). An option that meets the speed target or deadline
-    only at its central estimate is ranked by its total times its shortfall factor, what
-    meeting the limit at the slow end of its band would cost (margin.py).
+    an office consumer card (advise.site), and so does an organisation that keeps its data
+    in a region (advise.marketplace.keeps_data_in_region). An option that meets the speed
+    target or deadline only at its central estimate is ranked by its total times its shortfall
+    factor, what meeting the limit at the slow end of its band would cost (margin.py).
     At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
     ranks after a desktop, a workstation or a rental that does the same job. Hardware the
     user already owns ranks first among options within `margin` of its cost (the prices' own
@@ -220,7 +248,7 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
             not o.sized.speed_known,
             s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
             s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
-            s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)),
+            _marketplace_tier(s, o),
             total / (1 + margin) if o.candidate.already_owned else total,
             o.time_hours or 0.0,
             o.candidate.label,
@@ -271,8 +299,9 @@ def make_plan(
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
     cs = candidates(cat, s, region, buyer)
-    found = _search(cat, s, ctx, cs)
+    found = _search(cat, s, ctx, cs, buyer)
     price_marketplace_risk(cat, s, found.options)
+    flag_marketplace_data(s, found.options)
     price_public_api_failover(s, found.options)
     found.options = cheapest_billing(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None

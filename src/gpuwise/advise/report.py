@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
 from gpuwise.advise.margin import band_fields
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.reasons import message, rule_text
 from gpuwise.advise.report_model import (
+    Answers,
     Either,
     PlanOption,
     PlanReport,
@@ -74,12 +76,17 @@ def sized_config(sized: Sized) -> SizedConfig:
 def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
     """One option of the plan."""
     c = o.candidate
+    kept = c.owned_kept[0] if c.owned_kept else None  # the owned card kept, the bought added
+    pooled = bool(c.owned_kept or c.offload_fraction)  # memory of all the cards together
     return PlanOption(
         kind="own" if c.kind == "own" else "rent",
-        gpu=c.gpu.id,
+        gpu=kept[0] if kept else c.gpu.id,
         vendor=c.gpu.vendor,
-        count=c.cards or c.count,
-        devices=c.count,
+        count=sum(n for _, n in c.owned_kept) if kept else c.cards or c.count,
+        devices=c.count + sum(n for _, n in c.owned_kept),
+        added_gpu=c.gpu.id if kept else None,
+        added_count=c.cards if kept else None,
+        offload_fraction=round(c.offload_fraction, 3) if c.offload_fraction else None,
         machines=c.nodes,
         system=c.system.id if c.system else None,
         systems=c.nodes if c.system else None,
@@ -88,7 +95,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         provider_name=provider_name(cat, c.provider.id) if c.provider else None,
         instance=c.offer.instance if c.offer else None,
         billing=c.billing,
-        already_owned=c.already_owned,
+        already_owned=c.already_owned or bool(kept),
         platform=o.platform,
         total_cost=round(o.cost.total, 2),
         monthly_cost=round(o.cost.monthly, 2),
@@ -99,7 +106,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         time_hours=round(o.time_hours, 2) if o.time_hours is not None else None,
         busy_hours_per_month=round(o.busy_hours_per_month, 1),
         memory_per_gpu_bytes=o.sized.memory.device_total_bytes,
-        memory_capacity_bytes=gpu_capacity_bytes(c.gpu),
+        memory_capacity_bytes=gpu_capacity_bytes(o.sized.gpu if pooled else c.gpu),
         tokens_per_s=round(o.sized.tokens_per_s, 1),
         tokens_per_s_band=band_fields(o.sized, o.time_hours)[0],
         time_hours_band=band_fields(o.sized, o.time_hours)[1],
@@ -146,9 +153,10 @@ def _first_line(plan: Plan) -> str:
     if {"cards", "host", "system"} & set(best.cost.unpriced):
         return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
+    verdict_key = "owned" if a.already_owned and a.buy_or_rent == "buy" else a.buy_or_rent
     if best.cost.unpriced:
         items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
-        verdict = t(f"plan.verdict_{a.buy_or_rent}")
+        verdict = t(f"plan.verdict_{verdict_key}")
         return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
     if a.buy_or_rent == "either" and a.either:
         e = a.either
@@ -160,7 +168,7 @@ def _first_line(plan: Plan) -> str:
             total=total,
             decides=either_deciders(e, plan.scenario.months),
         )
-    return t(f"plan.answer_{a.buy_or_rent}", total=total, monthly=monthly)
+    return t(f"plan.answer_{verdict_key}", total=total, monthly=monthly)
 
 
 def either_deciders(e: Either, months: float) -> str:
@@ -192,7 +200,7 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         line = t("plan.answer_system", system=system.name, count=a.systems, cards=cards, card=card)
         lines.append(line)
     else:
-        lines.append(t("plan.answer_card", card=card, count=a.count))
+        lines.append(_card_line(cat, plan.options[0].candidate, card, a))
     if a.cloud:
         line = t(
             "plan.answer_cloud",
@@ -202,8 +210,24 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         )
         lines.append(line + _ties_text(cat, a.cloud.ties))
     else:
-        lines.append(t("plan.answer_no_cloud"))
+        lines.append(t("plan.answer_no_cloud_owned" if a.already_owned else "plan.answer_no_cloud"))
     return lines
+
+
+def _card_line(cat: Catalog, c: Candidate, card: str, a: Answers) -> str:
+    """'Which card?': the card bought or owned, or the owned cards kept and what is added to
+    them, or the owned cards with part of the model in system RAM."""
+    count = a.count
+    owned = t("plan.name_sep").join(
+        t("plan.cards_of", count=n, gpu=cat.gpu(g).name) for g, n in c.owned_kept
+    )
+    if c.owned_kept:
+        return t("plan.answer_card_keep", owned=owned, card=card, count=count)
+    if c.offload_fraction:
+        kept = t("plan.cards_of", count=c.cards, gpu=c.gpu.name)
+        return t("plan.answer_card_offload", owned=kept, pct=c.offload_fraction)
+    key = "plan.answer_card_owned" if a.already_owned else "plan.answer_card"
+    return t(key, card=card, count=count)
 
 
 def _ties_text(cat: Catalog, ties: list[Tie]) -> str:

@@ -56,6 +56,9 @@ class Answers(Frozen):
     systems: int | None = None
     cloud: CloudAnswer | None = None
     either: Either | None = None
+    already_owned: bool = False
+    """The first option runs on hardware the user already owns: "buy" then means keep using
+    it, with nothing to buy (the answer says so instead of "Buy")."""
 
 
 class TextItem(Frozen):
@@ -127,6 +130,13 @@ class PlanOption(Frozen):
     vendor: str
     count: int = Field(description="cards (a multi-chip card counts once)")
     devices: int
+    added_gpu: str | None = Field(
+        None, description="a card bought and added to the owned `gpu` cards (layer split)"
+    )
+    added_count: int | None = Field(None, description="cards of `added_gpu` bought")
+    offload_fraction: float | None = Field(
+        None, description="share of the weights run from system RAM beside the owned cards"
+    )
     machines: int
     system: str | None
     systems: int | None

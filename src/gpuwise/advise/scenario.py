@@ -108,6 +108,17 @@ class Workload(_Strict):
     engine: str | None = None
     quant: str | None = None
 
+    def batch_requests(self) -> int:
+        """Requests of a one-off batch job: a serve workload given `samples` answers N prompts
+        once (labelling, synthetic data, bulk embedding) and is timed and billed like a
+        training run, not as a service kept up every day; 0 for a standing service."""
+        return self.samples or 0 if self.kind == "serve" else 0
+
+    def one_off(self) -> bool:
+        """A job with an end (a training run or a batch), timed from its work, not from the
+        scenario's hours a day."""
+        return self.train_tokens() > 0 if self.kind == "train" else self.batch_requests() > 0
+
     def train_tokens(self) -> float:
         """Tokens one pass over the data holds (samples × seq_len when only samples are given)."""
         if self.dataset_tokens:
@@ -133,6 +144,12 @@ class Scenario(_Strict):
     ops_capacity: Literal["none", "some", "strong"] = "some"
     owns: list[Owned] = Field(default_factory=list)
     owns_host: bool = False
+    host_ram_gb: Annotated[float | None, _n("storage_gb")] = None
+    """System RAM of the PC the owned cards sit in: what CPU offload may use beside them
+    (None: the catalog's plan_assumption owned_pc_system_ram_gb)."""
+    host_ram_type: Literal["ddr4", "ddr5"] = "ddr5"
+    """The PC's memory: it sets how fast offloaded layers are read (plan_assumption
+    system_ram_gbps_ddr4 / _ddr5)."""
     host_price: Annotated[float | None, _n("money")] = None
     entity: Literal["individual", "company", "institution"] = "individual"
     """Who runs the project and pays the electricity: an individual pays a household tariff,
@@ -190,11 +207,12 @@ class Scenario(_Strict):
 
         A service goes down for its users at every reclaim, and a job with a hard
         deadline cannot absorb an unbounded wait for capacity: neither gets spot unless the
-        scenario says `allow_spot: true`. Interruptible training gets it unless it says false.
+        scenario says `allow_spot: true`. Interruptible training gets it unless it says false,
+        and so does a batch job (an interrupted request is sent again).
         """
         if self.allow_spot is not None:
             return self.allow_spot
-        if self.workload.kind == "train":
+        if self.workload.one_off():
             return self.deadline_days is None
         return False
 

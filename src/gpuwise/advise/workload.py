@@ -37,9 +37,9 @@ def reading_floor(cat: Catalog, s: Scenario) -> float | None:
     fast as people read (catalog plan_assumption `min_tokens_per_s_per_request`). It holds
     beside a speed target that is lower than it (a total of 40 tokens/s for 12 developers is
     3 tokens/s each: three blind reviewers wrote a per-user figure there; the plan says so,
-    advise/notes.py). An embedder or reranker writes nothing to read: none."""
+    advise/notes.py). An embedder or reranker writes nothing to read, nor does a batch job: none."""
     w = s.workload
-    if w.kind == "train" or pools(workload_model(cat, s)[0]):
-        return None
+    if w.kind == "train" or w.batch_requests() or pools(workload_model(cat, s)[0]):
+        return None  # a batch's answers are read later, if at all
     requests = w.concurrency if w.kind == "serve" else 1
     return requests * plan_value(cat, "min_tokens_per_s_per_request")

@@ -182,6 +182,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     "step_launch": ("engine",),
     "error_band": ("kind", "engine", "card_class"),
     "engine_scheduler": ("engine", "min_memory_gb", "unless_name_contains", "built_before"),
+    "kv_read_cost": ("engine", "backend", "kv_dtype", "built_before"),
     "matmul_fraction": ("architecture",),
     "feature": ("stack", "feature"),
     "resale": ("gpu", "date", "months_since_launch"),

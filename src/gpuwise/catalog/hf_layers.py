@@ -19,7 +19,7 @@ from typing import Any
 
 from gpuwise.catalog.hf_families import Config, first
 from gpuwise.catalog.hf_modern import moe_keys, moe_layer_count
-from gpuwise.catalog.schema import Mla, Moe, Ssm
+from gpuwise.catalog.schema_arch import Mla, Moe, Ssm
 
 _WINDOW_OFF_BY_DEFAULT = frozenset(("qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "smollm3"))
 _ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "attention")

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuwise.catalog.schema import LlmModel, Ssm
+from gpuwise.catalog.schema import LlmModel
+from gpuwise.catalog.schema_arch import Ssm
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
-from gpuwise.catalog.schema_arch import GlobalAttention, LinearAttention, SparseAttention, Vision
+from gpuwise.catalog.schema_arch import (
+    GlobalAttention,
+    LinearAttention,
+    Mla,
+    Moe,
+    SparseAttention,
+    Ssm,
+    Vision,
+)
 
 Vendor = Literal[
     "nvidia",
@@ -208,6 +216,9 @@ class Gpu(Sourced):
     export_restricted_in: list[Literal["cn"]] = Field(default_factory=list)
     """Markets where the card cannot be bought new through official channels under US export
     rules; the rule, its date and source are in `export_note`."""
+    regions: list[Literal["cn", "global"]] = Field(default_factory=list)
+    """Markets the card is sold in (as for systems; empty: everywhere): a China-market variant
+    or a card modified there is ["cn"], never offered to buy elsewhere (no shop, no price)."""
     cooling: Literal["active", "passive", "liquid"] = "active"
     """passive: no fan of its own, needs a server's forced airflow (datacenter PCIe, SXM/OAM)."""
     whole_system: bool = False
@@ -236,52 +247,6 @@ class Gpu(Sourced):
     def source_ids(self) -> list[str]:
         """Default, per-number and per-price sources."""
         return list(dict.fromkeys([*super().source_ids(), *(p.source for p in self.prices)]))
-
-
-class Mla(Strict):
-    """Multi-head latent attention (DeepSeek V2/V3): the KV cache holds a compressed latent."""
-
-    kv_lora_rank: PositiveInt
-    qk_rope_head_dim: PositiveInt
-    qk_nope_head_dim: PositiveInt
-    v_head_dim: PositiveInt
-    q_lora_rank: int = Field(default=0, ge=0)
-
-
-class Moe(Strict):
-    """Mixture of experts: all experts are resident, `active_experts` run per token."""
-
-    experts: PositiveInt
-    active_experts: PositiveInt
-    shared_experts: int = Field(default=0, ge=0)
-    expert_intermediate_size: PositiveInt
-    moe_layers: PositiveInt
-    shared_expert_intermediate_size: int = Field(default=0, ge=0)
-
-
-class Ssm(Strict):
-    """State-space (Mamba) layers: a fixed recurrent state per sequence instead of a KV cache.
-
-    Mamba-1 (`heads` = 0): in_proj h→2·d_inner, depthwise conv over d_inner, x_proj to
-    dt_rank + 2·state, dt_proj, A (d_inner × state) and D. Mamba-2 (`heads` > 0): in_proj
-    h→2·d_inner + 2·groups·state + heads, conv over d_inner + 2·groups·state, per-head A/D/dt
-    and a gated norm over d_inner (Dao & Gu 2024, arXiv 2405.21060).
-    """
-
-    layers: int = Field(ge=0)
-    d_inner: PositiveInt
-    state_size: PositiveInt
-    conv_kernel: PositiveInt = 4
-    dt_rank: int = Field(default=0, ge=0)
-    heads: int = Field(default=0, ge=0)
-    groups: int = Field(default=1, ge=1)
-    proj_bias: bool = False
-    conv_bias: bool = True
-
-    def state_elements(self) -> int:
-        """Elements one layer keeps per sequence: the SSM state plus the conv window."""
-        conv_channels = self.d_inner + (2 * self.groups * self.state_size if self.heads else 0)
-        return self.d_inner * self.state_size + conv_channels * (self.conv_kernel - 1)
 
 
 class LlmModel(Sourced):

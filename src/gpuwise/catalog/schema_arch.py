@@ -11,6 +11,7 @@ approximation by the nearest dense shape:
   holds every token; the attention compute does not grow past `top_k`.
 - `GlobalAttention`: models whose full-attention layers differ from their sliding-window layers
   (Gemma 4: fewer, wider K/V heads in the global layers, K and V from one projection).
+- `Mla`, `Moe`, `Ssm`: latent attention, experts and Mamba state, older than the rest.
 - `Vision`: the image encoder of a vision-language model (its parameters are weights on the GPU;
   the memory images take is not modelled, and estimates say so).
 """
@@ -127,3 +128,49 @@ class Vision(_Strict):
 
     params_b: PositiveFloat
     """Billions of parameters of the vision tower and projector."""
+
+
+class Mla(_Strict):
+    """Multi-head latent attention (DeepSeek V2/V3): the KV cache holds a compressed latent."""
+
+    kv_lora_rank: PositiveInt
+    qk_rope_head_dim: PositiveInt
+    qk_nope_head_dim: PositiveInt
+    v_head_dim: PositiveInt
+    q_lora_rank: int = Field(default=0, ge=0)
+
+
+class Moe(_Strict):
+    """Mixture of experts: all experts are resident, `active_experts` run per token."""
+
+    experts: PositiveInt
+    active_experts: PositiveInt
+    shared_experts: int = Field(default=0, ge=0)
+    expert_intermediate_size: PositiveInt
+    moe_layers: PositiveInt
+    shared_expert_intermediate_size: int = Field(default=0, ge=0)
+
+
+class Ssm(_Strict):
+    """State-space (Mamba) layers: a fixed recurrent state per sequence instead of a KV cache.
+
+    Mamba-1 (`heads` = 0): in_proj h→2·d_inner, depthwise conv over d_inner, x_proj to
+    dt_rank + 2·state, dt_proj, A (d_inner × state) and D. Mamba-2 (`heads` > 0): in_proj
+    h→2·d_inner + 2·groups·state + heads, conv over d_inner + 2·groups·state, per-head A/D/dt
+    and a gated norm over d_inner (Dao & Gu 2024, arXiv 2405.21060).
+    """
+
+    layers: int = Field(ge=0)
+    d_inner: PositiveInt
+    state_size: PositiveInt
+    conv_kernel: PositiveInt = 4
+    dt_rank: int = Field(default=0, ge=0)
+    heads: int = Field(default=0, ge=0)
+    groups: int = Field(default=1, ge=1)
+    proj_bias: bool = False
+    conv_bias: bool = True
+
+    def state_elements(self) -> int:
+        """Elements one layer keeps per sequence: the SSM state plus the conv window."""
+        conv_channels = self.d_inner + (2 * self.groups * self.state_size if self.heads else 0)
+        return self.d_inner * self.state_size + conv_channels * (self.conv_kernel - 1)

@@ -79,12 +79,19 @@ class Engine(Sourced):
     workspace_mib: NonNegativeFloat = 0.0
     allocator_reserve_fraction: float = Field(default=0.0, ge=0, le=0.5)
     preallocate_fraction: float | None = Field(default=None, gt=0, le=1)
+    preallocate_of_free: bool = False
+    """The share is of the memory left free after the weights and the engine's own buffers
+    (TensorRT-LLM's free_gpu_memory_fraction), not of the whole card (vLLM, SGLang)."""
     kv_latent_for_mla: bool = True
     mla_dp_attention: bool = False
     """Serves an MLA model's attention data parallel across its GPUs (each GPU caches its own
     sequences' latent KV and holds the attention weights whole; estimate/layout.py)."""
     embeddings_on_cpu: bool = False
     prefill_chunk_tokens: int | None = Field(default=None, gt=0)
+    sampler_bytes_per_logit: NonNegativeFloat = 0.0
+    """Bytes per logit the engine's start-up profile run holds when it samples one token for
+    each of its max-num-seqs dummy requests (float32 logits and the sampler's copies); the KV
+    pool is what is left after it (estimate/profile_run.py). 0: the engine reserves none."""
     moe_tile_tokens: int | None = Field(default=None, gt=0)
     moe_expert_loop: bool = False
     """Training runs a MoE's routed experts one at a time (Hugging Face transformers' modeling
@@ -96,6 +103,11 @@ class Engine(Sourced):
     norm_fp32_upcast: bool = True
     default_context: int | None = Field(default=None, gt=0)
     default_kv_dtype: str = "f16"
+    layer_split: bool = False
+    """Splits a model's layers over several unlike cards in one process (llama.cpp's default
+    --split-mode layer, Ollama's scheduler): a user may keep an owned card and add another."""
+    cpu_offload: bool = False
+    """Runs the layers that do not fit the cards from system RAM on the CPU (-ngl / num_gpu)."""
 
 
 class ActivationModel(Sourced):

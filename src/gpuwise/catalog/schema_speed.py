@@ -129,6 +129,20 @@ class EngineScheduler(Sourced):
     current builds skip it."""
 
 
+class KvReadCost(Sourced):
+    """What reading a quantized KV cache costs a decode step, as a multiple of its bytes, where
+    the engine's attention kernel does not turn the smaller cache into a faster read: an FP8
+    cache whose kernel dequantizes each element on the way in runs no faster than the 16-bit
+    cache (factor 2: as many seconds as twice its bytes)."""
+
+    engine: str
+    backend: str
+    kv_dtype: str
+    factor: PositiveFloat
+    built_before: dt.date | None = None
+    """Only builds older than this date (a measurement's build); current builds skip it."""
+
+
 class StepLaunch(Sourced):
     """Whether an engine launches a decode step as captured CUDA graphs (one launch for the
     whole step) or kernel by kernel from Python (eager): the fixed cost per layer differs by
@@ -250,6 +264,7 @@ SPEED_KINDS: dict[str, type[BaseModel]] = {
     "engine_era": EngineEra,
     "half_accumulate": HalfAccumulate,
     "engine_scheduler": EngineScheduler,
+    "kv_read_cost": KvReadCost,
     "error_band": ErrorBand,
     "step_launch": StepLaunch,
     "train_efficiency": TrainEfficiency,

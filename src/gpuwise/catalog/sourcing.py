@@ -15,13 +15,14 @@ _SOURCED_KEYS = {"value", "source", "note"}
 
 
 def is_sourced_number(value: object) -> bool:
-    """True for `{value = <number, flag, date or text>, source = …}` inline tables."""
-    return (
-        isinstance(value, dict)
-        and "value" in value
-        and set(value) <= _SOURCED_KEYS
-        and not isinstance(value["value"], dict | list)
-    )
+    """True for `{value = <number, flag, date, text or a list of them>, source = …}` inline
+    tables (a list of tables is an array of entries, walked instead)."""
+    if not (isinstance(value, dict) and "value" in value and set(value) <= _SOURCED_KEYS):
+        return False
+    inner = value["value"]
+    if isinstance(inner, list):
+        return not any(isinstance(v, dict | list) for v in inner)
+    return not isinstance(inner, dict)
 
 
 def lift_sources(entry: dict[str, Any], prefix: str = "") -> tuple[dict[str, Any], dict[str, str]]:

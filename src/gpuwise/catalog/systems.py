@@ -30,9 +30,9 @@ def market_of(buyer: str | None) -> Market:
     return "cn" if buyer == "cn" else "global"
 
 
-def sold_in(system: PurchasableSystem, market: Market) -> bool:
-    """Whether the maker sells the system in the market (no regions listed: everywhere)."""
-    return not system.regions or market in system.regions
+def sold_in(item: PurchasableSystem | Gpu, market: Market) -> bool:
+    """Whether the system or card is sold in the market (no regions listed: everywhere)."""
+    return not item.regions or market in item.regions
 
 
 def systems_for(cat: Catalog, gpu_id: str) -> list[PurchasableSystem]:

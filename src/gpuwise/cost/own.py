@@ -8,8 +8,9 @@
   load power = cards x the workload's draw + the host's draw and idle power likewise
   (cost.power sizes both: TDP is the ceiling, not the average; PUE only in a server room);
 - maintenance: yearly allowance x cards' price x years;
-- resale: what the cards fetch used at the end (interpolated curve, or the user's share),
-  never more than was paid for them, so a total is never negative.
+- resale: what the cards fetch used at the end (the card's curve from cost.resale, with its
+  sourced tail past the last observation, or the user's share), never more than was paid for
+  them, so a total is never negative. It is its own negative item, so it is seen.
 
 Hardware the user already owns (`OwnSpec.owned`) is sunk cost: no purchase, no host, no resale
 credit — only what this work adds: the electricity of its busy hours (the machine is not assumed
@@ -22,11 +23,11 @@ Everything is in one currency, already converted when the spec was resolved.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuwise.cost.model import DAYS_PER_MONTH, CostOption
+from gpuwise.cost.resale import fraction_at
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class OwnSpec:
     resale_age_months: float
     resale_curve: tuple[tuple[float, float], ...] = ()
     resale_fraction_override: float | None = None
+    resale_tail_annual: float = 0.0
+    """Yearly decline of the resale share past the curve's last point (cost.resale)."""
     unpriced_host: tuple[str, ...] = ()
     owned: bool = False
 
@@ -65,19 +68,15 @@ def pick_psu(required_w: float, psus: Sequence[tuple[str, float, float]]) -> str
     return min(fitting, key=lambda p: p[2])[0] if fitting else None
 
 
-def resale_fraction(curve: Sequence[tuple[float, float]], age_months: float) -> float:
+def resale_fraction(
+    curve: Sequence[tuple[float, float]], age_months: float, tail_annual: float = 0.0
+) -> float:
     """Used price as a share of launch price at `age_months`, piecewise linear.
 
     The curve starts at (0, 1.0): at launch a card sells for its launch price by definition.
-    Past the last observed point the last share holds (no extrapolation).
+    Past the last observed point the share falls by `tail_annual` a year (0 holds it).
     """
-    points = [(0.0, 1.0), *sorted(curve)]
-    if age_months >= points[-1][0]:
-        return points[-1][1]
-    for (m0, f0), (m1, f1) in itertools.pairwise(points):
-        if m0 <= age_months <= m1:
-            return f0 if m1 == m0 else f0 + (f1 - f0) * (age_months - m0) / (m1 - m0)
-    return points[0][1]
+    return fraction_at(curve, age_months, tail_annual)
 
 
 def resale_known(spec: OwnSpec) -> bool:
@@ -95,8 +94,20 @@ def resale_value(spec: OwnSpec, months: float) -> float:
         return spec.count * spec.card_price * spec.resale_fraction_override
     if not spec.resale_curve:
         return 0.0
-    share = resale_fraction(spec.resale_curve, spec.resale_age_months + months)
+    share = resale_fraction(
+        spec.resale_curve, spec.resale_age_months + months, spec.resale_tail_annual
+    )
     return min(spec.count * spec.resale_base_per_card * share, spec.count * spec.card_price)
+
+
+def _resale_details(spec: OwnSpec, months: float) -> dict[str, float]:
+    """The share of launch price the resale credit assumes and the age it is read at, so the
+    credit is shown with what it rests on (the notes name the curve's data and sources)."""
+    age = spec.resale_age_months + months
+    if spec.resale_fraction_override is not None:
+        return {"resale_pct": 100 * spec.resale_fraction_override, "resale_age_months": age}
+    share = resale_fraction(spec.resale_curve, age, spec.resale_tail_annual)
+    return {"resale_pct": 100 * share, "resale_age_months": age}
 
 
 def energy_kwh(spec: OwnSpec, busy_hours: float, idle_hours: float) -> float | None:
@@ -152,6 +163,7 @@ def own_cost(
             details["opportunity_value"] = worth
     elif resale_known(spec):
         items["resale"] = -resale_value(spec, months)
+        details.update(_resale_details(spec, months))
     return CostOption(
         label=spec.label,
         kind="own",

@@ -11,12 +11,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_cost import HostPlatform
-from gpuwise.catalog.schema_extra import Maintenance, ResalePoint
+from gpuwise.catalog.schema_extra import Maintenance
 from gpuwise.cost.channel import Buyer, only_second_hand, purchase_price, street_price
 from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
@@ -30,6 +29,7 @@ from gpuwise.cost.power import (
     site_pue,
     tariff_price,
 )
+from gpuwise.cost.resale import ResaleCurve, resale_curve
 from gpuwise.cost.resolve_host import OwnOptions, build_host, latest_price
 from gpuwise.cost.resolve_rent import (
     HIDDEN_FIELDS,
@@ -89,33 +89,35 @@ def _months_between(a: dt.date, b: dt.date) -> float:
 
 
 def _resale_points(cat: Catalog, gpu: Gpu) -> tuple[tuple[tuple[float, float], ...], list[str]]:
-    """Resale curve for a card: its own points, else its vendor and class's, else its class's.
+    """The card's resale curve knots and the cards they rest on (cost.resale builds them)."""
+    curve = resale_curve(cat, gpu)
+    return ((), []) if curve is None else (curve.knots, list(curve.cards))
 
-    Points above 1.0 (a used card dearer than new: launch scarcity, the 2021 shortage) are
-    market premiums, not depreciation, and are left out.
+
+def resale_notes(curve: ResaleCurve | None, gpu: Gpu) -> list[Note]:
+    """What the resale credit rests on: the level of data used, any haircut, the sources.
+
+    Why stated: a resale credit is the least certain number of a purchase, so the user sees
+    which cards' used prices it follows and whether a thin curve was capped by a wider one.
     """
-    return cat.derived(("resale_points", gpu.id), lambda: _find_resale_points(cat, gpu))
-
-
-def _find_resale_points(
-    cat: Catalog, gpu: Gpu
-) -> tuple[tuple[tuple[float, float], ...], list[str]]:
-    points: Sequence[ResalePoint] = [r for r in cat.extra("resale") if r.fraction_of_launch <= 1]
-    by_id = {g.id: g for g in cat.gpus}
-
-    def pick(test: Any) -> list[ResalePoint]:
-        return [r for r in points if r.gpu in by_id and test(by_id[r.gpu])]
-
-    for test in (
-        lambda g: g.id == gpu.id,
-        lambda g: g.vendor == gpu.vendor and g.gpu_class == gpu.gpu_class,
-        lambda g: g.gpu_class == gpu.gpu_class,
-    ):
-        chosen = pick(test)
-        if chosen:
-            curve = tuple(sorted((r.months_since_launch, r.fraction_of_launch) for r in chosen))
-            return curve, sorted({r.gpu for r in chosen})
-    return (), []
+    if curve is None:
+        return [Note.of("cost.note_no_resale", gpu=gpu.id)]
+    last_m, last_f = curve.knots[-1] if curve.knots else (0.0, 1.0)
+    notes = [
+        Note.of(
+            f"cost.note_resale_basis_{curve.basis}",
+            gpu=gpu.id,
+            others=", ".join(curve.cards),
+            points=curve.points,
+            sources=", ".join(curve.sources),
+            last_months=round(last_m),
+            last_pct=round(100 * last_f),
+            tail_pct=round(100 * curve.tail_annual_decline),
+        )
+    ]
+    if curve.haircut:
+        notes.append(Note.of(f"cost.note_resale_haircut_{curve.haircut}", gpu=gpu.id))
+    return notes
 
 
 def _card_price(
@@ -190,6 +192,7 @@ class _Resale:
     age_months: float
     curve: tuple[tuple[float, float], ...]
     override: float | None
+    tail: float = 0.0
 
 
 def _resale(
@@ -202,12 +205,10 @@ def _resale(
     age = _months_between(launched, ctx.today)
     if opts.resale_pct is not None:
         return _Resale(base, age, (), opts.resale_pct / 100)
-    curve, from_gpus = _resale_points(cat, gpu)
-    if not curve:
-        notes.append(Note.of("cost.note_no_resale", gpu=gpu.id))
-    elif from_gpus != [gpu.id]:
-        notes.append(Note.of("cost.note_resale_from", gpu=gpu.id, others=", ".join(from_gpus)))
-    return _Resale(base, age, curve, None)
+    curve = resale_curve(cat, gpu)
+    notes += resale_notes(curve, gpu)
+    knots, tail = (curve.knots, curve.tail_annual_decline) if curve else ((), 0.0)
+    return _Resale(base, age, knots, None, tail)
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,7 @@ def resolve_own(
         resale_age_months=resale.age_months,
         resale_curve=resale.curve,
         resale_fraction_override=resale.override,
+        resale_tail_annual=resale.tail,
         unpriced_host=host.missing,
         owned=opts.owned,
     )

@@ -35,6 +35,7 @@ from gpuwise.catalog.systems import (
 from gpuwise.cost.model import CostOption, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
 from gpuwise.cost.power import busy_fraction, card_draw, host_draw, site_pue, tariff_price
+from gpuwise.cost.resale import resale_curve
 from gpuwise.cost.resolve import (
     Context,
     OwnOptions,
@@ -42,7 +43,7 @@ from gpuwise.cost.resolve import (
     _check_own_options,
     _maintenance,
     _months_between,
-    _resale_points,
+    resale_notes,
     resolve_own,
     with_retrieved,
 )
@@ -161,9 +162,9 @@ def resolve_system(
     tariff, tariff_ref = tariff_price(cat, ctx, opts.tariff, opts.payer, opts.region)
     if tariff_ref:
         prices.append(tariff_ref)
-    curve, from_gpus = _resale_points(cat, gpu)
-    if curve and from_gpus != [gpu.id]:
-        notes.append(Note.of("cost.note_resale_from", gpu=gpu.id, others=", ".join(from_gpus)))
+    curve = resale_curve(cat, gpu)
+    if curve is not None:
+        notes += resale_notes(curve, gpu)
     bought = (price.ref.date if price.ref else None) or dt.date(gpu.release_year, 1, 1)
     spec = OwnSpec(
         label=f"own:{system.id}x{systems}",
@@ -181,8 +182,9 @@ def resolve_system(
         maintenance_annual_fraction=_maintenance(cat, opts),
         resale_base_per_card=price.per_card,
         resale_age_months=_months_between(bought, ctx.today),
-        resale_curve=curve,
+        resale_curve=curve.knots if curve else (),
         resale_fraction_override=None if opts.resale_pct is None else opts.resale_pct / 100,
+        resale_tail_annual=curve.tail_annual_decline if curve else 0.0,
     )
     refs = with_retrieved(cat, prices)
     resolved = ResolvedOwn(spec, system.id, None, (), refs, tuple(notes), site)

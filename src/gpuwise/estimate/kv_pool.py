@@ -7,7 +7,8 @@ module states that pool with the memory model's own parts, so that it can be che
 figures engines print at start-up ("GPU KV cache size: N tokens", "KV Cache is allocated.
 #tokens: N"; tests/data/kv_pool_cases.toml): the share of the card minus every part
 estimate_memory counts for one sequence other than its cache, divided by the cache bytes of one
-token. It adds no constant of its own.
+token. An engine that profiles its sampler at start-up (vLLM) also keeps back that run's peak
+(estimate/profile_run.py) in place of the one sequence's activations and logits.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gpuwise.catalog.schema import Gpu
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.kv import kv_cache_bytes
 from gpuwise.estimate.memory import estimate_memory, gpu_capacity_bytes
+from gpuwise.estimate.profile_run import profile_run
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import resolve
 
@@ -49,9 +51,18 @@ def kv_bytes_per_token(req: MemoryRequest, c: MemoryConstants) -> float:
     return step / r.layer_split
 
 
-def kv_pool(req: MemoryRequest, c: MemoryConstants, gpu: Gpu, share: float | None = None) -> KvPool:
+def kv_pool(
+    req: MemoryRequest,
+    c: MemoryConstants,
+    gpu: Gpu,
+    share: float | None = None,
+    max_seqs: int | None = None,
+    batched_tokens: int | None = None,
+) -> KvPool:
     """The pool on one GPU for serving `req` (its context is the engine's max-model-len) when
-    the engine takes `share` of the card (None: the engine's default preallocated share)."""
+    the engine takes `share` of the card (None: the engine's default preallocated share) and
+    its scheduler admits `max_seqs` requests and `batched_tokens` tokens a step (what the
+    profile run is sized by; None: no sampler reserve, the engine's catalog prefill chunk)."""
     one = req.with_(batch=1)
     r = resolve(one, c)
     fraction = share if share is not None else r.engine.preallocate_fraction
@@ -59,6 +70,16 @@ def kv_pool(req: MemoryRequest, c: MemoryConstants, gpu: Gpu, share: float | Non
         fraction = 1.0
     est = estimate_memory(one, c)
     others = {k: v for k, v in est.breakdown.items() if k != "kv_cache" and v}
-    share_bytes = fraction * gpu_capacity_bytes(gpu)
-    pool = share_bytes - (est.device_total_bytes - est.breakdown["kv_cache"])
+    if r.engine.sampler_bytes_per_logit:
+        run = profile_run(r, c, max_seqs, batched_tokens)
+        others.pop("activations", None)
+        others.pop("logits", None)
+        others["profile_run"] = round(run.peak_bytes)
+    if r.engine.preallocate_of_free:  # TensorRT-LLM: a share of what the rest leaves free
+        share_bytes = sum(others.values()) + fraction * (
+            gpu_capacity_bytes(gpu) - sum(others.values())
+        )
+    else:
+        share_bytes = fraction * gpu_capacity_bytes(gpu)
+    pool = share_bytes - sum(others.values())
     return KvPool(pool, kv_bytes_per_token(one, c), share_bytes, others)

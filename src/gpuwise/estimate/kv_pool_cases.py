@@ -14,6 +14,7 @@ from gpuwise.catalog import Catalog
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.kv_pool import KvPool, kv_pool
 from gpuwise.estimate.request import MemoryRequest
+from gpuwise.estimate.speed_constants import SpeedConstants
 
 GIB = 1024**3
 
@@ -61,9 +62,17 @@ def kv_case_request(cat: Catalog, case: dict[str, Any]) -> MemoryRequest:
     )
 
 
-def run_kv_case(cat: Catalog, c: MemoryConstants, case: dict[str, Any]) -> KvPoolResult:
-    """gpuwise's pool for a case at the share the engine used."""
-    pool = kv_pool(kv_case_request(cat, case), c, cat.gpu(case["gpu"]), float(case["share"]))
+def run_kv_case(
+    cat: Catalog, c: MemoryConstants, case: dict[str, Any], sc: SpeedConstants | None = None
+) -> KvPoolResult:
+    """gpuwise's pool for a case at the share the engine used, its scheduler limits those of
+    the engine's defaults on that card (data/speed.toml `engine_scheduler`) unless the case
+    names them."""
+    gpu = cat.gpu(case["gpu"])
+    sched = (sc or SpeedConstants.from_catalog(cat)).scheduler(case["engine"], gpu)
+    seqs = case.get("max_num_seqs") or (sched.max_running_requests if sched else None)
+    tokens = case.get("max_num_batched_tokens") or (sched.max_batched_tokens if sched else None)
+    pool = kv_pool(kv_case_request(cat, case), c, gpu, float(case["share"]), seqs, tokens)
     tokens = case.get("reported_tokens")
     gib = case.get("reported_kv_gib")
     return KvPoolResult(

@@ -164,6 +164,18 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
     return dataclasses.replace(out, band=bands_of(out, sc, kinds, r.engine.id, s.gpu))
 
 
+def batch_prefill_s(r: Resolved, sc: SpeedConstants, s: SpeedInputs, batch: int) -> float:
+    """Seconds to prefill `batch` prompts that arrive together (a static batch, or the first
+    wave of an in-flight batching engine such as TensorRT-LLM or vLLM): the engine runs them as
+    one stream of prompt chunks of its step budget, so the weights are read once a chunk, not
+    once a prompt, and short prompts stop being bound by weight reads and launches."""
+    r = scheduled(r, sc, s.gpu)
+    rt = rates(r, sc, s.gpu, s.backend, s.built, s.enforce_eager)
+    prompt = r.prompt_tokens if r.req.prompt_tokens else max(1, r.context - s.gen_tokens)
+    pre, _ = prefill_time(r, rt, prompt, max(1, batch), collective_bps(s.gpu, sc, r.req.gpus))
+    return pre
+
+
 def _serving(
     r: Resolved,
     rt: Rates,

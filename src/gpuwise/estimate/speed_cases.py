@@ -16,7 +16,13 @@ from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.request import MemoryRequest
 from gpuwise.estimate.resolve import Resolved, resolve
 from gpuwise.estimate.serving import running_requests
-from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed, kernel_kind
+from gpuwise.estimate.speed import (
+    SpeedEstimate,
+    SpeedInputs,
+    batch_prefill_s,
+    inference_speed,
+    kernel_kind,
+)
 from gpuwise.estimate.speed_constants import (
     SpeedConstants,
     backend_of,
@@ -120,8 +126,10 @@ def prepare_case(
 ) -> PreparedCase:
     """Resolve one case's request and speed inputs.
 
-    A `saturated` serving case sent `concurrency` requests at once; the server ran as many of
-    them as its scheduler and KV cache allow (estimate/serving.py), which is its concurrency.
+    A serving case sent `concurrency` requests at once (`saturated`: all of them at the start);
+    the server ran as many of them as its scheduler and KV pool allow (estimate/scheduler.py),
+    which is its concurrency. The case's `kv_dtype` (an FP8 KV cache) sizes that pool and the
+    cache each decode step reads.
     """
     kind = case["kind"]
     gpus = int(case.get("gpus", 1))
@@ -136,6 +144,7 @@ def prepare_case(
         seq_len=int(case.get("seq_len") or 2048),
         context=None if training else prompt + gen,
         prompt_tokens=prompt,
+        kv_dtype=None if training else case.get("kv_dtype"),
         precision=case.get("precision", "bf16") if training else "mixed-bf16",
         grad_checkpointing=bool(case.get("grad_checkpointing", True)),
         gpus=gpus,
@@ -152,10 +161,10 @@ def prepare_case(
     )
     gpu = cat.gpu_by_id(case["gpu_id"])
     concurrency = case.get("concurrency") if kind == "serving" else None
-    if concurrency and case.get("saturated"):
+    if concurrency:  # beyond the engine's running batch, requests queue (estimate/scheduler.py)
         consts = sc or SpeedConstants.from_catalog(cat)
         built = case.get("build_date")
-        concurrency = running_requests(req, mc, consts, gpu, int(concurrency), built)
+        concurrency = running_requests(req, mc, consts, gpu, int(concurrency), built, gen)
     inputs = SpeedInputs(
         gpu=gpu,
         gen_tokens=gen,
@@ -180,11 +189,11 @@ def estimate(pc: PreparedCase, sc: SpeedConstants) -> SpeedEstimate:
 def predicted(pc: PreparedCase, sc: SpeedConstants) -> float:
     """The tokens/s the case measured, as gpuwise estimates it."""
     est = estimate(pc, sc)
-    if pc.kind == "e2e":  # output tokens over the whole request: batch prefill (the first
-        # token), then gen − 1 decode steps
+    if pc.kind == "e2e":  # output tokens over the whole request: the batch's prompts prefilled
+        # together (the first token), then gen − 1 decode steps
         batch, gen = pc.r.req.batch, pc.inputs.gen_tokens
         step = batch / (est.decode_tokens_per_s or 1e-9)
-        prefill = batch * pc.r.prompt_tokens / (est.prefill_tokens_per_s or 1e-9)
+        prefill = batch_prefill_s(pc.r, sc, pc.inputs, batch)
         return batch * gen / (prefill + max(gen - 1, 0) * step)
     if pc.kind == "prefill" and pc.case.get("includes_first_token"):  # a time to first token
         return pc.r.prompt_tokens / (est.time_to_first_token_s or 1e-9)

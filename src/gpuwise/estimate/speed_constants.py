@@ -7,6 +7,7 @@ comes with the sources behind it.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ from gpuwise.catalog.schema_speed import (
     HalfAccumulate,
     HostMemory,
     KernelPath,
+    KvReadCost,
     LinkModel,
     MatmulFraction,
     PowerScaling,
@@ -73,6 +75,7 @@ class SpeedConstants(EngineLookups, PrefillLookups):
     """W per dense tensor TFLOP of each SM version's full-power part (estimate/power.py)."""
     launches: tuple[StepLaunch, ...] = ()
     schedulers: tuple[EngineScheduler, ...] = ()
+    kv_reads: tuple[KvReadCost, ...] = ()
     bands: tuple[ErrorBand, ...] = ()
     _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
     """Answers to lookups already made (the planner asks the same ones for every candidate);
@@ -124,12 +127,30 @@ class SpeedConstants(EngineLookups, PrefillLookups):
             power=power,
             launches=kind("step_launch"),
             schedulers=kind("engine_scheduler"),
+            kv_reads=kind("kv_read_cost"),
             bands=kind("error_band"),
         )
         if power is None:
             return sc
         cards = ((g, kernel_arch(g), sc.half_accumulate_factor(g)[0]) for g in cat.gpus)
         return replace(sc, power_refs=power_references(cards, power))
+
+    def kv_read_factor(
+        self, engine: str, backend: str, kv_dtype: str, built: dt.date | None = None
+    ) -> tuple[float, list[str]]:
+        """How many times its bytes a decode step's KV read costs for this engine build and
+        cache format (1: as its bytes), and the sources behind it."""
+        for entry in self.kv_reads:
+            if (entry.engine, entry.backend, entry.kv_dtype) != (
+                engine_family(engine),
+                backend,
+                kv_dtype,
+            ):
+                continue
+            if entry.built_before and (built is None or built >= entry.built_before):
+                continue
+            return entry.factor, entry.source_ids()
+        return 1.0, []
 
     def power_derate(self, gpu: Gpu) -> float:
         """The share of its datasheet tensor peak the card sustains (power.py; 1 when unknown)."""

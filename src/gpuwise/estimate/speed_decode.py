@@ -85,14 +85,28 @@ class DecodeTerms:
 
 
 def decode_terms(
-    r: Resolved, batch: int, context: float, offload: float = 0.0, link_latency_s: float = 0.0
+    r: Resolved,
+    batch: int,
+    context: float,
+    offload: float = 0.0,
+    link_latency_s: float = 0.0,
+    kv_read_factor: float = 1.0,
 ) -> DecodeTerms:
-    """The bytes, FLOPs and quantized weights of one step of `batch` sequences at `context`."""
+    """The bytes, FLOPs and quantized weights of one step of `batch` sequences at `context`;
+    the KV bytes are weighed by what reading them costs the engine (Rates.kv_read_factor)."""
     m = r.req.model
     weights = _read_bytes_per_token(r, batch)
     sequences = sequences_per_gpu(r.strategy, r.tp, batch)
-    kv = kv_cache_bytes(
-        m, max(1, int(context)), sequences, r.kv.bytes_per_element, r.engine.kv_latent_for_mla, r.tp
+    kv = (
+        kv_cache_bytes(
+            m,
+            max(1, int(context)),
+            sequences,
+            r.kv.bytes_per_element,
+            r.engine.kv_latent_for_mla,
+            r.tp,
+        )
+        * kv_read_factor
     )
     flops = batch * (2 * m.active_params_b * 1e9 + _attention_flops_per_token(r, context)) / r.tp
     quantized = _quantized_weights(r, batch, weights) * (1 - offload)
@@ -133,4 +147,5 @@ def decode_step(
     link_latency_s: float = 0.0,
 ) -> tuple[float, str]:
     """Seconds of one decode step for `batch` sequences at `context` tokens, and the bound hit."""
-    return step_time(decode_terms(r, batch, context, offload, link_latency_s), rt, cpu_bps)
+    terms = decode_terms(r, batch, context, offload, link_latency_s, rt.kv_read_factor)
+    return step_time(terms, rt, cpu_bps)

@@ -143,7 +143,8 @@ def _decode_rows(
             continue
         seconds, batch = step
         link = sc.link(pc.gpu, pc.r.req.gpus).allreduce_latency_us * 1e-6
-        t = decode_terms(pc.r, batch, _decode_context(pc), 0.0, link)
+        kv_factor, _ = sc.kv_read_factor(pc.engine, pc.backend, pc.r.kv.id, pc.inputs.built)
+        t = decode_terms(pc.r, batch, _decode_context(pc), 0.0, link, kv_factor)
         bw = pc.gpu.memory_bandwidth_gbps or 1.0
         mem = (t.weight_bytes + t.kv_bytes) / (bw * 1e9)
         expert_mem = t.expert_bytes / (bw * 1e9)

@@ -55,7 +55,8 @@ def decode_step_seconds(pc: PreparedCase, pre: SpeedConstants | None) -> tuple[f
     rt = rates(pc.r, pre, pc.gpu, pc.inputs.backend, pc.inputs.built, pc.inputs.enforce_eager)
     if rt.mixed_steps and prefill > MIXED_PREFILL_SHARE_MAX * cycle:
         return None  # prompt chunks hide in the decode steps: the cycle is no longer a sum
-    t = decode_terms(pc.r, batch, pc.r.prompt_tokens + pc.inputs.gen_tokens / 2)
+    ctx = pc.r.prompt_tokens + pc.inputs.gen_tokens / 2
+    t = decode_terms(pc.r, batch, ctx, kv_read_factor=rt.kv_read_factor)
     expert_bps = rt.expert_bandwidth_bps or rt.bandwidth_bps
     memory = (t.weight_bytes - t.expert_bytes + t.kv_bytes) / rt.bandwidth_bps
     if t.flops / rt.flops > memory + t.expert_bytes / expert_bps:

@@ -70,7 +70,7 @@ def implied_prefill_fraction(pc: PreparedCase, sc: SpeedConstants) -> float | No
     measured = prompt / pc.measured
     if pc.case.get("includes_first_token"):  # a time to first token: less its decode step
         link_s = sc.link(pc.gpu, pc.r.req.gpus).allreduce_latency_us * 1e-6
-        terms = decode_terms(pc.r, 1, prompt, 0.0, link_s)
+        terms = decode_terms(pc.r, 1, prompt, 0.0, link_s, base.kv_read_factor)
         measured -= step_time(terms, base)[0]
     compute = measured - parts.staging - parts.comm - parts.overhead
     if compute < sc.fit.compute_share_min * measured or compute <= parts.memory:

@@ -45,6 +45,10 @@ class Rates:
     """Prompt chunks ride in decode steps (speed.toml `[[step_launch]]` mixed_steps)."""
     expert_bandwidth_bps: float | None = None
     """The rate a decode step reads a MoE's routed experts at; None: `bandwidth_bps`."""
+    kv_read_factor: float = 1.0
+    """A decode step's KV read costs this many times its bytes (speed.toml `[[kv_read_cost]]`:
+    an FP8 cache whose attention kernel dequantizes element by element reads no faster than a
+    16-bit one)."""
 
 
 def peak_half_flops(gpu: Gpu) -> float:
@@ -108,6 +112,63 @@ def half_rate(sc: SpeedConstants, gpu: Gpu, engine: str, backend: str) -> float:
     return half_peak * min(half_pre.fraction, sc.matmul_fraction(gpu))
 
 
+def _launch_costs(
+    sc: SpeedConstants, engine: str, era: str, backend: str, eager: bool
+) -> tuple[Any, Any]:
+    """Per-layer launch cost of a decode step and of a prefill step: engines that capture CUDA
+    graphs for decode batches only pay the eager cost of their era on a prompt's pass."""
+    over = sc.overhead(sc.eager_key(engine) if eager else era, backend)
+    eager_prefill = sc.launch_class(era) == "graphs" and not sc.prefill_graphs(era)
+    over_prefill = sc.overhead(sc.eager_key(engine), backend) if eager_prefill else over
+    return over, over_prefill
+
+
+def _prefill_flops(
+    r: Resolved, sc: SpeedConstants, gpu: Gpu, engine: str, backend: str, built: dt.date | None
+) -> tuple[float, float | None, str, float, float, list[Any], Any]:
+    """The GEMMs' achieved rate, the attention's own rate (W8A8 FP8 only), the tensor rate
+    used, the fraction and ceiling applied, and the looked-up entries (to cite)."""
+    kind = kernel_kind(r.fmt)
+    path = sc.kernel_rate(engine, kind, built, backend)
+    peak, rate = tensor_peak(gpu, path.rate, sc)
+    group = prefill_group_rate(rate, kind, path.weight_only_gemm)
+    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), group)
+    ceiling = sc.matmul_fraction(gpu)
+    fraction = min(pre.fraction, ceiling)
+    flops = peak * fraction
+    attention = None
+    if kind == "fp8" and rate == "fp8":  # W8A8 never runs below the engine's 16-bit GEMMs
+        attention = half_rate(sc, gpu, engine, backend)
+        flops = max(flops, attention)
+    return flops, attention, rate, fraction, ceiling, [path, pre], path
+
+
+def _factors(
+    r: Resolved,
+    sc: SpeedConstants,
+    gpu: Gpu,
+    dec: Any,
+    over: Any,
+    prefill: tuple[str, float, float],
+) -> dict[str, Any]:
+    """What `gpuwise estimate` shows beside the rates (fractions used and their sources)."""
+    rate, fraction, ceiling = prefill
+    moe_experts = bool(dec.expert_bandwidth_fraction and r.req.model.moe)
+    return {
+        "bandwidth_fraction": round(dec.bandwidth_fraction, 3),
+        **(
+            {"expert_bandwidth_fraction": round(dec.expert_bandwidth_fraction, 3)}
+            if moe_experts
+            else {}
+        ),
+        "overhead_ms_per_layer": round(over.ms_per_layer, 4),
+        "prefill_rate": rate,
+        "flops_fraction": round(fraction, 3),
+        "matmul_ceiling": round(ceiling, 3),
+        "power_derate": round(sc.power_derate(gpu), 3),
+    }
+
+
 def rates(
     r: Resolved,
     sc: SpeedConstants,
@@ -130,26 +191,22 @@ def rates(
     era = sc.engine_key(engine, built, backend)
     kind = kernel_kind(r.fmt)
     dec = sc.decode_on(gpu, engine, sc.decode_fraction(era, decode_memory_key(gpu, backend)))
-    over = sc.overhead(sc.eager_key(engine) if eager else era, backend)
-    eager_prefill = sc.launch_class(era) == "graphs" and not sc.prefill_graphs(era)
-    over_prefill = sc.overhead(sc.eager_key(engine), backend) if eager_prefill else over
-    path = sc.kernel_rate(engine, kind, built, backend)
-    peak, rate = tensor_peak(gpu, path.rate, sc)
-    group = prefill_group_rate(rate, kind, path.weight_only_gemm)
-    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), group)
-    ceiling = sc.matmul_fraction(gpu)
-    fraction = min(pre.fraction, ceiling)
-    flops = peak * fraction
-    attention = None
-    if kind == "fp8" and rate == "fp8":  # W8A8 never runs below the engine's 16-bit GEMMs
-        attention = half_rate(sc, gpu, engine, backend)
-        flops = max(flops, attention)
+    over, over_prefill = _launch_costs(sc, engine, era, backend, eager)
+    flops, attention, rate, fraction, ceiling, looked, path = _prefill_flops(
+        r, sc, gpu, engine, backend, built
+    )
     deq = sc.dequant_cost(era, kind, r.fmt.id) if kind != "float" else None
     vector = vector_flops(gpu)
     per_weight = deq.flops_per_weight / vector if deq and vector else 0.0
-    used = [dec, over, path, pre] + ([deq] if deq else [])
+    used = [dec, over, *looked] + ([deq] if deq else [])
+    kv_factor, kv_sources = sc.kv_read_factor(engine, backend, r.kv.id, built)
+    factors = _factors(r, sc, gpu, dec, over, (rate, fraction, ceiling))
+    factors["sources"] = sorted(
+        {s for u in used for s in u.source_ids()} | set(sc.power_source_ids(gpu)) | set(kv_sources)
+    )
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9
     return Rates(
-        bandwidth_bps=gpu.memory_bandwidth_gbps * 1e9 * dec.bandwidth_fraction,
+        bandwidth_bps=bandwidth * dec.bandwidth_fraction,
         flops=flops,
         overhead_s_per_layer=over.ms_per_layer / 1000,
         prefill_overhead_s_per_layer=over_prefill.ms_per_layer / 1000,
@@ -158,24 +215,10 @@ def rates(
         attention_flops=attention,
         mixed_steps=sc.mixed_steps(era) and not eager,
         expert_bandwidth_bps=(
-            gpu.memory_bandwidth_gbps * 1e9 * dec.expert_bandwidth_fraction
+            bandwidth * dec.expert_bandwidth_fraction
             if dec.expert_bandwidth_fraction and r.req.model.moe
             else None
         ),
-        factors={
-            "bandwidth_fraction": round(dec.bandwidth_fraction, 3),
-            **(
-                {"expert_bandwidth_fraction": round(dec.expert_bandwidth_fraction, 3)}
-                if dec.expert_bandwidth_fraction and r.req.model.moe
-                else {}
-            ),
-            "overhead_ms_per_layer": round(over.ms_per_layer, 4),
-            "prefill_rate": rate,
-            "flops_fraction": round(fraction, 3),
-            "matmul_ceiling": round(ceiling, 3),
-            "power_derate": round(sc.power_derate(gpu), 3),
-            "sources": sorted(
-                {s for u in used for s in u.source_ids()} | set(sc.power_source_ids(gpu))
-            ),
-        },
+        factors=factors,
+        kv_read_factor=kv_factor,
     )

@@ -86,6 +86,15 @@ def summary_table(report: CostReport) -> Table:
     return table
 
 
+def _item_label(o: OwnBill | RentBill, name: str) -> str:
+    """A bill line's name; the resale credit says the share of launch price and the age."""
+    details = o.details
+    if name == "resale" and "resale_pct" in details:
+        pct, age = details["resale_pct"], details.get("resale_age_months", 0.0)
+        return t("cost.item_resale_pct", pct=fmt_num(pct, 0), age=fmt_num(age, 0))
+    return t(f"cost.item.{name}")
+
+
 def bill_table(o: OwnBill | RentBill) -> Table:
     """The itemised bill of one option, unpriced items last, then the total."""
     table = Table(
@@ -99,7 +108,7 @@ def bill_table(o: OwnBill | RentBill) -> Table:
         t("cost.col_amount", currency=o.currency), justify="right", footer=_money(o.total)
     )
     for name, amount in o.items.items():
-        table.add_row(t(f"cost.item.{name}"), _money(amount))
+        table.add_row(_item_label(o, name), _money(amount))
     for name in o.unpriced:
         table.add_row(t(f"cost.item.{name}"), t("cost.unpriced"))
     return table

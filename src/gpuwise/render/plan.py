@@ -13,6 +13,10 @@ from gpuwise.render.estimate import gib
 
 
 def _where(o: PlanOption) -> str:
+    if o.added_gpu:
+        return t("plan.keep_and_buy")
+    if o.offload_fraction:
+        return t("plan.owned_offload")
     if o.kind == "own":
         return t("plan.owned") if o.already_owned else t("plan.buy")
     name = o.provider_name or o.provider
@@ -48,6 +52,10 @@ def _hardware(o: PlanOption) -> str:
             text += uses if uses.startswith("（") else " " + uses
         return text + _replicas(o)
     text = f"{o.gpu}×{o.count}"
+    if o.added_gpu:
+        return f"{text} + {o.added_gpu}×{o.added_count}"
+    if o.offload_fraction:
+        return f"{text} + CPU"
     if o.machines > 1:
         text = t("plan.machines", hardware=text, n=o.machines, devices=o.devices)
     elif o.devices != o.count:
@@ -70,7 +78,7 @@ def _replicas(o: PlanOption) -> str:
 def options_table(report: PlanReport) -> Table:
     """Top options: kind, hardware, where/billing, total and monthly cost, time, memory, risks."""
     cur = report.currency
-    training = report.scenario.workload.kind == "train"
+    training = report.scenario.workload.one_off()  # a run or a batch: its hours, not its rate
     pooling = any(o.config.throughput_of for o in report.options)
     speed_col = "plan.col_input_tokens_per_s" if pooling else "plan.col_tokens_per_s"
     table = Table(

@@ -113,6 +113,10 @@ def _option_name(o: PlanOption) -> str:
     """'算家云 RTX 4090 ×1 (按量)' or 'rtx-4090 ×2 (台式机)'."""
     if o.kind == "rent":
         return f"{o.provider_name} {o.instance} ({t(f'billing.{o.billing}')})"
+    if o.added_gpu:  # owned cards kept, cards added (a layer split)
+        return f"{o.gpu} ×{o.count} + {o.added_gpu} ×{o.added_count} ({t('plan.keep_and_buy')})"
+    if o.offload_fraction:
+        return f"{o.gpu} ×{o.count} + CPU ({t('plan.owned_offload')})"
     where = t("web.already_owned") if o.already_owned else t(f"platform.{o.platform}")
     return f"{o.gpu} ×{o.count} ({where})"
 

@@ -1,0 +1,57 @@
+"""An organisation that names the region its data stays in is not answered with a peer-to-peer
+marketplace host (blind w9-06: a German hospital's health data on a Vast.ai host in Germany,
+which passes a country filter with no contract or certification behind it). The host ranks
+after data-centre rentals and says why; a person, or a company that names no region, is not
+affected."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from gpuwise.advise.marketplace import on_marketplace
+from gpuwise.advise.plan import Plan, _rank_key, make_plan
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import load_catalog
+
+CAT = load_catalog()
+
+
+def _plan(entity: str, region: str) -> Plan:
+    scenario: dict[str, Any] = {
+        "name": "team-assistant-14b",
+        "workload": {"kind": "serve", "model": "qwen2.5:14b", "concurrency": 8, "context": 8192},
+        "months": 6,
+        "hours_per_day": 10,
+        "region": region,
+        "entity": entity,
+        "frameworks": ["vllm"],
+        "currency": "EUR",
+    }
+    return make_plan(CAT, parse_scenario(scenario, "t"), dt.date(2026, 12, 6))
+
+
+def _risk_ids(plan: Plan) -> set[str]:
+    return {k for o in plan.options for k, _ in o.risks}
+
+
+def test_a_company_keeping_data_in_the_eu_gets_data_centre_rentals_before_marketplace_hosts() -> (
+    None
+):
+    plan = _plan("company", "eu")
+    rentals = [o for o in plan.options if o.candidate.kind == "rent"]
+    # compare within the earlier tiers (known prices and speed, full support): plan._rank_key
+    key = _rank_key(plan.scenario, 0.0)
+    clean = [o for o in rentals if key(o)[:4] == (False, False, False, False)]
+    hosts = [i for i, o in enumerate(clean) if on_marketplace(o)]
+    centres = [i for i, o in enumerate(clean) if not on_marketplace(o)]
+    assert hosts and centres
+    assert max(centres) < min(hosts)
+    assert all(any(k == "risk.marketplace_data" for k, _ in clean[i].risks) for i in hosts)
+    if plan.answers.cloud is not None:
+        assert plan.answers.cloud.provider != "vast"
+
+
+def test_a_person_or_a_company_with_no_region_is_not_moved() -> None:
+    assert "risk.marketplace_data" not in _risk_ids(_plan("individual", "eu"))
+    assert "risk.marketplace_data" not in _risk_ids(_plan("company", "any"))
