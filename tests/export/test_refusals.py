@@ -82,3 +82,17 @@ def test_option_out_of_range(export: Any, plans: Any) -> None:
     with pytest.raises(UserError) as err:
         export("example", "torchrun", count + 1)
     assert err.value.key == "export.bad_option" and str(count) in err.value.render()
+
+
+def test_a_replica_spanning_machines_is_refused_with_the_multi_node_hint(
+    view: Any, tables: Any
+) -> None:
+    """One replica over two machines needs a multi-node launch gpuwise does not write: the
+    export says so in one line instead of writing a single-machine command that cannot hold
+    the model."""
+    v = view("cost-extreme", 1, machines=2, devices=16, replicas=1, machines_per_replica=2)
+    for target in ("vllm", "sglang"):
+        with pytest.raises(UserError) as err:
+            check(v, tables, target)
+        assert err.value.key == "export.refuse_spanning"
+        assert "\n" not in err.value.render()

@@ -132,3 +132,15 @@ def test_dp_attention_layout_is_launched_with_the_engines_flags(view: Any, table
     assert vllm["--tensor-parallel-size"] == "1" and vllm["--data-parallel-size"] == "8"
     assert "--enable-expert-parallel" in vllm
     assert vllm["--max-num-seqs"] == str(-(-v.concurrency_per_replica // 8))
+
+
+def test_step_budget_goes_to_each_engines_own_flag(view: Any, tables: Any) -> None:
+    """The step token budget the plan chose is passed as vLLM's --max-num-batched-tokens and
+    SGLang's --chunked-prefill-size; no flag where the plan kept the engine's default."""
+    v = view("cost-extreme", 1, step_tokens=16384)
+    assert flag_values(serve_args(v, tables, "vllm", "m"))["--max-num-batched-tokens"] == "16384"
+    assert flag_values(serve_args(v, tables, "sglang", "m"))["--chunked-prefill-size"] == "16384"
+    plain = view("cost-extreme", 1, step_tokens=None)
+    for engine in ("vllm", "sglang"):
+        words = serve_args(plain, tables, engine, "m")
+        assert "--max-num-batched-tokens" not in words and "--chunked-prefill-size" not in words

@@ -271,22 +271,48 @@ def _offer_ok(
     return offer_devices(offer, gpu) <= s.max_gpus
 
 
-def machine_counts(node_devices: int, s: Scenario, min_node_devices: int) -> list[int]:
-    """2, 4, 8 … machines of `node_devices` while the job stays within the scenario's
-    `max_gpus`: scale-out beyond one machine, only for machines big enough to be cluster nodes
-    (catalog plan_assumption `scale_out_min_node_gpus`) and never for local chat. A service is
-    scaled out (one replica per machine) only to meet a throughput target: replicas add speed,
-    not room for a model that one machine cannot hold."""
+def machine_counts(
+    node_devices: int, s: Scenario, min_node_devices: int, rented: bool = False
+) -> list[int]:
+    """Machines of `node_devices` joined for one job while it stays within the scenario's
+    `max_gpus`; never for local chat. Training doubles them (2, 4, 8 …: one job over all of
+    them), only for machines big enough to be cluster nodes (catalog plan_assumption
+    `scale_out_min_node_gpus`). A service is scaled out only to meet a throughput target, as
+    replicas behind a load balancer (advise.sizing), which talk to nobody: so rented machines
+    of any size, a single-card instance included (owned ones only from cluster-node size: a
+    rack of small PCs is not what a company buys to serve), small ones in steps of about 1.5
+    (2, 3, 4, 6, 8, 12 …) so the plan does not rent nearly twice what the target needs,
+    cluster-size machines doubling (each is a large step of money already, and each count is
+    sized with its spanning layouts). Big machines may also join into one replica that spans
+    them (a model one machine cannot hold), which sizing tries itself."""
     w = s.workload
-    if node_devices < min_node_devices or w.kind == "local":
+    if w.kind == "local" or node_devices > s.max_gpus:
         return []
-    if w.kind == "serve" and not w.target_tokens_per_s:
+    if w.kind == "serve":
+        if not w.target_tokens_per_s or (node_devices < min_node_devices and not rented):
+            return []
+        most = s.max_gpus // node_devices
+        if node_devices >= min_node_devices:  # big machines: doubling, as clusters grow
+            return [n for n in _replica_steps(most) if n >= 2 and n & (n - 1) == 0]
+        return [n for n in _replica_steps(most) if n >= 2]
+    if node_devices < min_node_devices:
         return []
-    max_gpus = s.max_gpus
     out, nodes = [], 2
-    while node_devices * nodes <= max_gpus:
+    while node_devices * nodes <= s.max_gpus:
         out.append(nodes)
         nodes *= 2
+    return out
+
+
+def _replica_steps(most: int) -> list[int]:
+    """1, 2, 3, 4, 6, 8, 12, 16 … up to `most`: powers of two and their halfway points."""
+    out: list[int] = []
+    p = 1
+    while p <= most:
+        for n in (p, p + p // 2):
+            if n <= most and (not out or n > out[-1]):
+                out.append(n)
+        p *= 2
     return out
 
 
@@ -323,7 +349,7 @@ def _rent(
             out.items.append(
                 Candidate("rent", gpu, count, offer, provider, price.billing, cards=count)
             )
-            for nodes in machine_counts(count, s, min_node):
+            for nodes in machine_counts(count, s, min_node, rented=True):
                 out.items.append(
                     Candidate(
                         "rent",

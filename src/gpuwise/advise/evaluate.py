@@ -16,7 +16,7 @@ from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.margin import deadline_check, throughput_check
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Sized
+from gpuwise.advise.sized import Sized, joined_machines
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
@@ -207,7 +207,8 @@ def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -
     """Cost the candidate over the project; None when the catalog cannot build or price it."""
     option = _price_machine(cat, ctx, s, c, sized)
     if option is not None and c.nodes > 1:
-        option.cost = machines(option.cost, c.nodes, c.kind == "own")
+        joined = c.kind == "own" and joined_machines(s, sized)
+        option.cost = machines(option.cost, c.nodes, joined)
     return option
 
 

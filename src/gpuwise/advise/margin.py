@@ -29,7 +29,7 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.estimate.speed import SpeedEstimate
 
 if TYPE_CHECKING:
-    from gpuwise.advise.sizing import Sized
+    from gpuwise.advise.sized import Sized
 
 Fired = tuple[str, dict[str, Any]]
 _RATES = ("serving_tokens_per_s", "decode_tokens_per_s", "train_tokens_per_s")

@@ -29,7 +29,7 @@ from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option, power_options, price, schedule
 from gpuwise.advise.owned_sizing import HostRam, restricted, size_offload, size_split
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Sized, SizeInputs
+from gpuwise.advise.sized import Sized, SizeInputs
 from gpuwise.advise.workload import plan_value
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu

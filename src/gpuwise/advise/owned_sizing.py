@@ -27,7 +27,8 @@ from gpuwise.advise.attempts import serve_attempt
 from gpuwise.advise.engines import EngineChoice
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sizing import Sized, SizeInputs, size
+from gpuwise.advise.sized import Sized, SizeInputs
+from gpuwise.advise.sizing import size
 from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
 from gpuwise.estimate.fit import usable_bytes

@@ -30,7 +30,7 @@ from gpuwise.advise.evaluate import (
 )
 from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.fired import fire_rules
-from gpuwise.advise.margin import band_assumption, ranking_total
+from gpuwise.advise.margin import band_assumption, ranking_total, slow_tokens_per_s
 from gpuwise.advise.marketplace import (
     flag_marketplace_data,
     keeps_data_in_region,
@@ -45,8 +45,9 @@ from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import unfit_for_public_service
-from gpuwise.advise.sizing import ScaleOut, Sized, SizeInputs, size
-from gpuwise.advise.workload import plan_defaults, plan_value, reading_floor, workload_model
+from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
+from gpuwise.advise.sizing import size
+from gpuwise.advise.workload import plan_defaults, reading_floor, workload_model
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.cost.power import assumption
@@ -54,6 +55,7 @@ from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.speed_constants import SpeedConstants
+from gpuwise.estimate.speed_scaleout import Fabric
 
 
 @dataclass
@@ -67,13 +69,56 @@ class Search:
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
-def scale_out(c: Candidate, network_default: float) -> ScaleOut:
-    """How a multi-machine candidate is joined: its machine size and network (the catalog's
-    assumption where the offer states none)."""
+def scale_out(c: Candidate, values: dict[str, float], kind: str = "train") -> ScaleOut:
+    """How a multi-machine candidate is joined: its machine size and network (the offer's or
+    the system's stated fabric, else the catalog's Ethernet assumption), and how a replica
+    spanning machines uses it (catalog plan assumptions scale_out_*). Replicas of machines too
+    small to span never use the network between them: their sizing is shared by every seller
+    of such machines (one cache key)."""
     if c.nodes == 1:
         return ScaleOut()
+    if kind == "serve" and c.node_devices < values["scale_out_min_node_gpus"]:
+        return ScaleOut(c.nodes, c.node_devices)
     stated = c.offer.network_gbps if c.offer else None
-    return ScaleOut(c.nodes, c.node_devices, stated or network_default, stated is None)
+    if c.system is not None and c.system.network_gbps_per_gpu:
+        stated = c.system.network_gbps_per_gpu * c.node_devices
+    gbps = stated or values["scale_out_network_gbps_per_node"]
+    fabric = Fabric(
+        gbps_per_node=gbps,
+        efficiency=values["scale_out_alltoall_efficiency"],
+        latency_s=values["scale_out_message_latency_us"] * 1e-6,
+        overlap=values["scale_out_overlap_share"],
+    )
+    may_span = c.node_devices >= values["scale_out_min_node_gpus"]
+    return ScaleOut(c.nodes, c.node_devices, gbps, stated is None, may_span, fabric)
+
+
+def step_budgets(cat: Catalog, engine: str) -> tuple[int, ...]:
+    """The step token budgets worth trying for the engine (catalog step_budget)."""
+    for row in cat.extra("step_budget"):
+        if row.engine == engine:
+            return tuple(row.tokens)
+    return ()
+
+
+def machine_key(c: Candidate, engine: str) -> tuple[object, ...]:
+    """One kind of machine, whatever its billing: the same sizing for any number of them."""
+    seller = c.offer.instance if c.offer else (c.system.id if c.system else str(c.cards))
+    return (c.kind, c.gpu.id, c.already_owned, c.provider.id if c.provider else "", seller, engine)
+
+
+def enough_at(s: Scenario, sized: Sized, choice: EngineChoice, floor: float | None) -> int:
+    """How many more of these machines are still worth sizing once `sized` (N of them) meets
+    the service's target at the slow end: none in the least compressed format (more machines
+    cost N × one and cannot do better); up to twice as many in a compressed one (they may
+    afford a less compressed format, a dearer alternative worth showing). 0 where the target
+    is not met safely."""
+    target = max(s.workload.target_tokens_per_s or 0.0, floor or 0.0)
+    if s.workload.kind != "serve" or not target or not sized.speed_known or not choice.quants:
+        return 0
+    if slow_tokens_per_s(sized) < target:
+        return 0
+    return 1 if sized.quant == choice.quants[0] else 2
 
 
 def _search(
@@ -95,10 +140,11 @@ def _search(
         return choices[(gpu.id, owned)]
 
     sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
-    network_default = plan_value(cat, "scale_out_network_gbps_per_node")
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
+    enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
     out = Search()
     for c in cs.items:
         gpu = c.gpu
@@ -108,10 +154,14 @@ def _search(
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
-        scale = scale_out(c, network_default)
+        machine = machine_key(c, choice.engine)
+        if c.nodes > enough.get(machine, c.nodes):
+            continue  # fewer of these machines already meet the target safely: more only cost
+        scale = scale_out(c, values, s.workload.kind)
         key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
-            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, memo)
+            budgets = step_budgets(cat, choice.engine)
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets, memo=memo)
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
@@ -121,12 +171,15 @@ def _search(
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue
         out.fitted.add(gpu.id)
+        factor = enough_at(s, sized, choice, floor) if c.nodes > 1 else 0
+        if factor:
+            enough[machine] = min(enough.get(machine, c.nodes * factor), c.nodes * factor)
         option = price(cat, ctx, s, c, sized)
         if option is not None:
             option_risks(cat, s, option, feats, choice)
             out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
-        si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo)
+        si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
         for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
             option_risks(cat, s, option, feats, choice_of(option.candidate.gpu, False))
             out.options.append(without_card_format(option))

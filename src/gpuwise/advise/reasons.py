@@ -17,6 +17,7 @@ from gpuwise.estimate.memory import gpu_capacity_bytes
 from gpuwise.i18n import LANGS, t
 
 Fired = tuple[str, dict[str, Any]]
+from gpuwise.advise.sized import joined_machines  # noqa: E402
 from gpuwise.advise.sizing import TIGHT_HEADROOM  # noqa: E402
 
 QUANTIZED_4BIT = ("int4-awq", "int4-gptq", "q4_k_m", "q4_0", "q3_k_m", "q2_k", "mlx-q4")
@@ -76,7 +77,8 @@ def _spot_risks(s: Scenario, o: Option) -> None:
 
 def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) -> None:
     c, g = o.candidate, o.candidate.gpu
-    if c.count > 1 and g.interconnect == "none":
+    per_replica = c.count // max(o.sized.replicas, 1)  # replicas never talk to each other
+    if per_replica > 1 and g.interconnect == "none":
         pcie = cat.extra("host_memory")[0].pcie_gbps_per_gen_x16
         cards = c.cards or c.count
         if cards == 1:  # one multi-chip card: its chips talk through the card's PCIe switch
@@ -214,8 +216,13 @@ def option_risks(
         o.risks.append(
             ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})
         )
-    if c.kind == "own" and c.nodes > 1:
+    if c.kind == "own" and c.nodes > 1 and joined_machines(s, o.sized):
         o.risks.append(("risk.cluster_network_unpriced", {"n": c.nodes}))
+    if o.sized.step_tokens:
+        o.risks.append(("risk.step_tokens", {"tokens": o.sized.step_tokens}))
+    if o.sized.machines_per_replica > 1:
+        span = o.sized.machines_per_replica
+        o.risks.append(("risk.replica_spans", {"machines": span, "replicas": o.sized.replicas}))
     if o.sized.compressed_for_target:
         fitted = o.sized.compressed_for_target
         o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))

@@ -21,7 +21,7 @@ from gpuwise.advise.report_model import (
     TextItem,
     Tie,
 )
-from gpuwise.advise.sizing import Sized
+from gpuwise.advise.sized import Sized
 from gpuwise.catalog import Catalog
 from gpuwise.cost.report_model import PriceEntry
 from gpuwise.estimate.memory import gpu_capacity_bytes
@@ -67,6 +67,8 @@ def sized_config(sized: Sized) -> SizedConfig:
         kv_tokens_per_request=sized.kv_tokens_per_request,
         compressed_for_target_from=sized.compressed_for_target,
         replicas=sized.replicas if sized.replicas > 1 else None,
+        machines_per_replica=sized.machines_per_replica if sized.machines_per_replica > 1 else None,
+        step_tokens=sized.step_tokens,
         throughput_of="input_tokens" if sized.pooling else None,
     )
 

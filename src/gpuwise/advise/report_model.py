@@ -94,6 +94,14 @@ class SizedConfig(Sparse):
     kv_tokens_per_request: int | None = None
     compressed_for_target_from: str | None = None
     replicas: int | None = None
+    machines_per_replica: int | None = Field(
+        None, description="machines one replica spans (a model one machine cannot hold)"
+    )
+    step_tokens: int | None = Field(
+        None,
+        description="engine step token budget to set (vLLM --max-num-batched-tokens, "
+        "SGLang --chunked-prefill-size); absent: the engine's default",
+    )
     throughput_of: Literal["input_tokens"] | None = Field(
         None, description="input_tokens: an embedder or reranker (tokens_per_s counts inputs)"
     )
@@ -108,6 +116,8 @@ class SizedConfig(Sparse):
             "kv_tokens_per_request",
             "compressed_for_target_from",
             "replicas",
+            "machines_per_replica",
+            "step_tokens",
         }
     )
 

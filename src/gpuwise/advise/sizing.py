@@ -16,68 +16,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from gpuwise.advise.attempts import (
     Attempt,
-    Defaults,
     request_key,
     serve_attempt,
     train_attempts,
     train_strategies,
 )
-from gpuwise.advise.engines import EngineChoice
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
-from gpuwise.catalog.schema import Gpu, LlmModel
+from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
+from gpuwise.advise.sizing_speed import speed_of
+from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
-from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.fit import usable_bytes
 from gpuwise.estimate.memory import MemoryEstimate, estimate_memory
-from gpuwise.estimate.pooling import pooling_speed, pools
 from gpuwise.estimate.resolve import resolve
-from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed
-from gpuwise.estimate.speed_constants import SpeedConstants, backend_of
-from gpuwise.estimate.train_speed import training_speed
+from gpuwise.estimate.speed_constants import backend_of
 
 TIGHT_HEADROOM = 0.10
 """Less spare memory than this is a risk (a longer sequence or bigger batch runs out). Skipping
 activation checkpointing is only chosen where it leaves at least this much: speed is not worth
 an out-of-memory error halfway through a run."""
-
-
-@dataclass(frozen=True)
-class Sized:
-    """A workload configuration that fits, with its memory and speed."""
-
-    gpu: Gpu
-    count: int
-    quant: str
-    engine: str
-    strategy: str
-    memory: MemoryEstimate
-    speed: SpeedEstimate
-    hours_per_run: float | None
-    tokens_per_s: float
-    speed_known: bool = True
-    micro_batch: int | None = None
-    grad_accumulation: int | None = None
-    grad_checkpointing: bool | None = None
-    prompt_tokens: int | None = None
-    kv_tokens_per_request: int | None = None
-    support: str = "yes"
-    compute: str | None = None
-    network_gbps_per_node: float | None = None
-    """The network between machines this configuration was timed with (multi-machine jobs)."""
-    network_assumed: bool = False
-    replicas: int = 1
-    """Copies of the model serving side by side (one per machine when a service spans several)."""
-    compressed_for_target: str | None = None
-    """The format that fitted first but missed the speed target, when a more compressed one
-    was chosen to meet it (a quality caveat the report states)."""
-    pooling: bool = False
-    """An embedder or reranker: `tokens_per_s` counts input tokens (no output is generated)."""
 
 
 Keyed = tuple[Attempt, tuple[object, ...]]
@@ -134,39 +97,12 @@ def _keyed_train_attempts(
     return si.memo[memo_key]  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True)
-class ScaleOut:
-    """A job across machines: devices per machine and the network between them (Gb/s)."""
-
-    nodes: int = 1
-    node_devices: int = 0
-    network_gbps_per_node: float | None = None
-    network_assumed: bool = False
-    """The network is the catalog's Ethernet assumption, not a published figure."""
-
-
-@dataclass(frozen=True)
-class SizeInputs:
-    """What sizing needs beside the scenario and the card: the model and the constants."""
-
-    model: LlmModel
-    mc: MemoryConstants
-    sc: SpeedConstants
-    choice: EngineChoice
-    defaults: Defaults
-    scale: ScaleOut = ScaleOut()
-    reading_floor: float | None = None
-    """The speed each configuration must reach when the scenario sets no target (plan.py)."""
-    memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
-    """Memory estimates by request (_estimate); one search shares it across cards."""
-
-
 def _sized(
     s: Scenario, gpu: Gpu, count: int, found: tuple[Attempt, MemoryEstimate, Any], si: SizeInputs
 ) -> Sized:
     a, est, r = found
     verdict = si.choice.verdicts[a.quant]
-    return _speed(s, gpu, count, a, r, est, si, verdict.support, verdict.compute)
+    return speed_of(s, gpu, count, a, r, est, si, verdict.support, verdict.compute)
 
 
 def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
@@ -202,10 +138,9 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     central: Sized | None = None
     for quant in si.choice.quants:
         attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
-        found = _first_fit(s, gpu, ((attempt, request_key(attempt.req)),), si)
-        if found is None:
+        sized = _best_budget(s, gpu, count, attempt, si, target)
+        if sized is None:
             continue
-        sized = _sized(s, gpu, count, found, si)
         if first is None:
             first = sized
         if not target or not sized.speed_known or slow_tokens_per_s(sized) >= target:
@@ -217,6 +152,44 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     if central is None or first is None:
         return first
     return _compressed_from(central, first)
+
+
+BUDGET_REACH = 1.5
+"""How far below the target (central estimate) a layout is still tried with other step
+budgets: the largest gain seen was +28% (DeepSeek-V3 on 8 × B200 with DP attention, 4,755 →
+6,084 tok/s going from 8,192 to 2,048 tokens, prompt chunks carrying the decode batch); a
+layout further off is not rescued by a budget, and each budget is a full estimate."""
+
+
+def _best_budget(
+    s: Scenario, gpu: Gpu, count: int, attempt: Attempt, si: SizeInputs, target: float | None
+) -> Sized | None:
+    """The attempt at the engine's default step token budget and, where it misses the speed
+    target at the slow end but is within BUDGET_REACH of it, at each budget worth trying
+    (catalog step_budget: vLLM's max_num_batched_tokens, SGLang's chunked_prefill_size): a
+    bigger step runs a prompt in fewer chunks (fewer passes over the weights, fewer fixed
+    costs per layer), a smaller one lets more decode steps ride with prompt chunks
+    (estimate.speed._serving). A budget is kept only where it is faster at the slow end than
+    the default by more than 1% (a flag to set must buy something) and still fits."""
+    found = _first_fit(s, gpu, ((attempt, request_key(attempt.req)),), si)
+    best = _sized(s, gpu, count, found, si) if found else None
+    if not target or not si.step_budgets or best is None or not best.speed_known:
+        return best
+    if slow_tokens_per_s(best) >= target or best.tokens_per_s * BUDGET_REACH < target:
+        return best  # safe with the default, or too far off for a budget to matter
+    sched = si.sc.scheduler(si.choice.engine, gpu)
+    default = sched.max_batched_tokens if sched else None
+    for budget in si.step_budgets:
+        if budget == default:
+            continue  # the estimate at the default is `best` already
+        tried = replace(attempt, req=attempt.req.with_(ubatch=budget))
+        fit = _first_fit(s, gpu, ((tried, request_key(tried.req)),), si)
+        if fit is None:
+            continue
+        sized = replace(_sized(s, gpu, count, fit, si), step_tokens=budget)
+        if slow_tokens_per_s(sized) > slow_tokens_per_s(best) * 1.01:
+            best = sized
+    return best
 
 
 def _shortfall_key(sized: Sized) -> tuple[bool, float]:
@@ -231,24 +204,37 @@ def _compressed_from(sized: Sized, first: Sized) -> Sized:
     return sized if sized is first else replace(sized, compressed_for_target=first.quant)
 
 
-def _size_replicas(
-    s: Scenario, gpu: Gpu, count: int, si: SizeInputs, replicas: int
-) -> Sized | None:
-    """A service run as `replicas` copies of the model (one per machine, or several on one
-    machine's cards) behind a load balancer, each taking its share of the concurrent requests;
-    together they serve the sum of their rates."""
-    target = s.workload.target_tokens_per_s
-    share = {"concurrency": math.ceil(s.workload.concurrency / replicas)}
-    if target:
-        share["target_tokens_per_s"] = target / replicas  # type: ignore[assignment]
-    one = s.model_copy(update={"workload": s.workload.model_copy(update=share)})
-    floor = si.reading_floor / replicas if si.reading_floor else None
-    sized = _size_serve(one, gpu, count // replicas, replace(si, reading_floor=floor))
+def _share(s: Scenario, replicas: int) -> Scenario:
+    """One replica's share of the service: its part of the concurrent requests and target."""
+    share: dict[str, Any] = {"concurrency": math.ceil(s.workload.concurrency / replicas)}
+    if s.workload.target_tokens_per_s:
+        share["target_tokens_per_s"] = s.workload.target_tokens_per_s / replicas
+    return s.model_copy(update={"workload": s.workload.model_copy(update=share)})
+
+
+def _times(sized: Sized | None, count: int, replicas: int, span: int = 1) -> Sized | None:
+    """`replicas` copies of a sizing behind a load balancer: together they serve the sum of
+    their rates."""
     if sized is None:
         return None
     return replace(
-        sized, count=count, tokens_per_s=sized.tokens_per_s * replicas, replicas=replicas
+        sized,
+        count=count,
+        tokens_per_s=sized.tokens_per_s * replicas,
+        replicas=sized.replicas * replicas,
+        machines_per_replica=span,
     )
+
+
+def _size_replicas(
+    s: Scenario, gpu: Gpu, count: int, si: SizeInputs, replicas: int
+) -> Sized | None:
+    """A service run as `replicas` copies of the model on one machine's cards, each taking
+    its share of the concurrent requests."""
+    floor = si.reading_floor / replicas if si.reading_floor else None
+    one = replace(si, reading_floor=floor)
+    sized = _size_serve(_share(s, replicas), gpu, count // replicas, one)
+    return _times(sized, count, replicas)
 
 
 def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
@@ -256,11 +242,7 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     parallel), or split into independent copies (data parallel: vLLM's --data-parallel-size,
     or one llama.cpp server per card). Copies win where the model fits fewer cards and the
     link between cards is slow (PCIe, no NVLink): each copy serves its share of the requests
-    without any traffic between cards. The layout kept is the one that meets the target (or
-    the reading-speed floor) at the slow end of the band in the least compressed format, then
-    the faster; else, among those meeting it at the central estimate, the fully supported one
-    fastest at the slow end (the smallest priced shortfall); else the faster. Without a
-    target the split model is kept."""
+    without any traffic between cards. Without a target the split model is kept."""
     split = _size_serve(s, gpu, count, si)
     target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
     if count == 1 or s.workload.concurrency < 2 or not target:
@@ -270,9 +252,57 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
         for r in range(2, min(count, s.workload.concurrency) + 1)
         if count % r == 0
     ]
+    return _pick(layouts, target, si) or split
+
+
+def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """A service over N machines: N replicas of one machine each (each machine laid out as
+    _size_on_one_machine lays it out), or, where the machines are big enough to be cluster
+    nodes, fewer replicas that each span 2, 4 … machines (a model one machine cannot hold,
+    or one faster split wider), their network time added (estimate.speed_scaleout)."""
+    nodes = si.scale.nodes
+    layouts: list[Sized | None] = []
+    span = 1
+    while span <= nodes:
+        replicas = nodes // span
+        one = _share(s, replicas)
+        floor = si.reading_floor / replicas if si.reading_floor else None
+        sub = replace(si, reading_floor=floor, span=span)
+        if span == 1:
+            sized = _size_on_one_machine(one, gpu, count // replicas, sub)
+        else:
+            sized = _size_serve(one, gpu, count // replicas, sub)
+        sized = _times(sized, count, replicas, span)
+        layouts.append(_with_network(sized, si.scale) if span > 1 else sized)
+        if not si.scale.may_span or _enough(sized, s, si):
+            break  # a wider replica only pays more network for what this one already does
+        span *= 2
+        while span <= nodes and nodes % span:
+            span += 1
+    target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
+    fitting = [x for x in layouts if x is not None]
+    if not target or not fitting:
+        return fitting[0] if fitting else None
+    return _pick(layouts, target, si) or fitting[0]
+
+
+def _enough(sized: Sized | None, s: Scenario, si: SizeInputs) -> bool:
+    """Whether a layout already meets the target at the slow end in the least compressed
+    format the engine runs: nothing bigger can do better on quality or safety."""
+    target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0)
+    if sized is None or not sized.speed_known or not si.choice.quants:
+        return False
+    return sized.quant == si.choice.quants[0] and slow_tokens_per_s(sized) >= target
+
+
+def _pick(layouts: list[Sized | None], target: float, si: SizeInputs) -> Sized | None:
+    """The layout that meets the target (or the reading-speed floor) at the slow end of the
+    band in the least compressed format, then the faster; else, among those meeting it at the
+    central estimate, the fully supported one fastest at the slow end (the smallest priced
+    shortfall); else the fastest at the slow end. None when no layout's speed is known."""
     found = [x for x in layouts if x is not None and x.speed_known]
     if not found:
-        return split
+        return None
     rank = {q: i for i, q in enumerate(si.choice.quants)}
     safe = [x for x in found if slow_tokens_per_s(x) >= target]
     if safe:
@@ -299,62 +329,8 @@ def size(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
     if s.workload.kind == "train":
         return _with_network(_size_train(s, gpu, count, si), si.scale)
     if si.scale.nodes > 1:
-        return _size_replicas(s, gpu, count, si, si.scale.nodes)
+        return _size_machines(s, gpu, count, si)
     return _size_on_one_machine(s, gpu, count, si)
-
-
-def _speed(
-    s: Scenario,
-    gpu: Gpu,
-    count: int,
-    a: Attempt,
-    r: Any,
-    est: MemoryEstimate,
-    si: SizeInputs,
-    support: str,
-    compute: str | None,
-) -> Sized:
-    """Tokens/s (and hours of a training run) of the configuration that fits."""
-    w = s.workload
-    common: dict[str, Any] = {
-        "micro_batch": a.micro_batch,
-        "grad_accumulation": a.grad_accumulation,
-        "grad_checkpointing": a.req.grad_checkpointing if w.kind == "train" else None,
-        "prompt_tokens": a.prompt_tokens,
-        "kv_tokens_per_request": a.kv_tokens,
-        "support": support,
-        "compute": compute,
-        "pooling": pools(si.model),
-    }
-    engine = a.req.engine or ""
-    try:
-        if w.kind == "train":
-            inputs = SpeedInputs(
-                gpu=gpu,
-                train_tokens=w.train_tokens(),
-                epochs=w.epochs,
-                node_gpus=si.scale.node_devices or None,
-                network_gbps_per_node=si.scale.network_gbps_per_node,
-            )
-            sp = training_speed(r, si.sc, inputs)
-            tps = sp.train_tokens_per_s or 0.0
-            hours = sp.train_time_h
-        elif common["pooling"]:  # one pass per input: input tokens/s, no decode
-            sp = pooling_speed(r, si.sc, SpeedInputs(gpu=gpu, concurrency=w.concurrency))
-            tps, hours = sp.prefill_tokens_per_s or 0.0, None
-        else:
-            concurrency = w.concurrency if w.kind == "serve" else None
-            sp = inference_speed(
-                r, si.sc, SpeedInputs(gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency)
-            )
-            tps = sp.serving_tokens_per_s or sp.decode_tokens_per_s or 0.0
-            hours = None
-    except UserError:  # the catalog lacks this card's bandwidth or TFLOPS: fits, speed unknown
-        unknown = SpeedEstimate(bound="unknown")
-        return Sized(
-            gpu, count, a.quant, engine, r.strategy, est, unknown, None, 0.0, False, **common
-        )
-    return Sized(gpu, count, a.quant, engine, r.strategy, est, sp, hours, tps, **common)
 
 
 def backend(gpu: Gpu) -> str:

@@ -45,11 +45,20 @@ class Region(Sourced):
     buyer: str | None = None
 
 
+class StepBudget(Sourced):
+    """Step token budgets a serving engine is worth trying (vLLM --max-num-batched-tokens,
+    SGLang --chunked-prefill-size): the plan keeps the one fastest for the target."""
+
+    engine: str
+    tokens: list[int] = Field(min_length=1)
+
+
 from gpuwise.catalog.schema_cost import CostAssumption  # noqa: E402
 
 ADVISE_KINDS: dict[str, type[BaseModel]] = {
     "rule": Rule,
     "region": Region,
     "plan_assumption": CostAssumption,
+    "step_budget": StepBudget,
 }
 """`plan_assumption`: a request size the planner uses when a scenario leaves it out."""

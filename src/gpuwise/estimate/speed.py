@@ -143,8 +143,11 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
     rt = rates(r, sc, s.gpu, s.backend, s.built, s.enforce_eager)
     prompt = r.prompt_tokens if r.req.prompt_tokens else max(1, r.context - s.gen_tokens)
     cpu_bps = (s.cpu_bandwidth_gbps or sc.host.cpu_memory_bandwidth_gbps) * 1e9
-    link_s = sc.link(s.gpu, r.req.gpus).allreduce_latency_us * 1e-6
-    link_bps = collective_bps(s.gpu, sc, r.req.gpus)
+    # a replica over several machines all-reduces inside each machine; what crosses between
+    # them is added by estimate.speed_scaleout (node_gpus set), not paid here as a network TP
+    peers = min(r.req.gpus, s.node_gpus) if s.node_gpus else r.req.gpus
+    link_s = sc.link(s.gpu, peers).allreduce_latency_us * 1e-6
+    link_bps = collective_bps(s.gpu, sc, peers)
     ctx = prompt + s.gen_tokens / 2
     step, bound = decode_step(r, rt, r.req.batch, ctx, s.offload_fraction, cpu_bps, link_s)
     pre, _ = prefill_time(r, rt, prompt, 1, link_bps)

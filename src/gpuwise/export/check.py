@@ -74,6 +74,8 @@ def _check_server(v: ExportView, t: ExportTables, engine: str, format_ok: bool) 
         raise UserError("export.refuse_training", target=engine, number=v.number)
     if v.engine not in SERVE_ENGINES:
         raise UserError("export.refuse_engine", engine=v.engine, target=engine, number=v.number)
+    if v.machines_per_replica > 1:
+        raise UserError("export.refuse_spanning", number=v.number, machines=v.machines_per_replica)
     _check_stack(v, t, engine)
     if t.image(engine, v.stack, v.gpu) is None:
         raise UserError("export.refuse_build", engine=engine, stack=v.stack, gpu=v.gpu)

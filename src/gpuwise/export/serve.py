@@ -93,6 +93,8 @@ def serve_args(v: ExportView, t: ExportTables, engine: str, model: str) -> list[
     if v.strategy == "dp-attention" and engine == "vllm":  # a limit of each data-parallel rank
         seqs = -(-seqs // tp)
     words += [f("max_num_seqs"), str(seqs)]
+    if v.step_tokens:  # the step budget the plan chose over the engine's default
+        words += [f("step_tokens"), str(v.step_tokens)]
     words += [f("host"), "0.0.0.0", f("port"), str(port_of(t, engine))]
     return words
 

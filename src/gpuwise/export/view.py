@@ -71,6 +71,10 @@ class ExportView:
     memory_per_device_bytes: int
     memory_capacity_bytes: int
     checkpoint_bytes: int
+    machines_per_replica: int = 1
+    """Machines one serving replica spans (export refuses: no multi-node launch is written)."""
+    step_tokens: int | None = None
+    """The engine step token budget the plan chose (None: the engine's default)."""
 
     @property
     def devices_per_node(self) -> int:
@@ -159,6 +163,8 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         memory_per_device_bytes=d.memory_per_gpu_bytes,
         memory_capacity_bytes=d.memory_capacity_bytes,
         checkpoint_bytes=_checkpoint_bytes(cat, model, w.kind, cfg.quant),
+        machines_per_replica=cfg.machines_per_replica or 1,
+        step_tokens=cfg.step_tokens,
     )
 
 

@@ -50,17 +50,29 @@ def _hardware(o: PlanOption) -> str:
             total = o.devices + o.idle_devices
             uses = t("plan.system_uses", used=o.devices, total=total)
             text += uses if uses.startswith("（") else " " + uses
-        return text
+        return text + _replicas(o)
     text = f"{o.gpu}×{o.count}"
     if o.added_gpu:
         return f"{text} + {o.added_gpu}×{o.added_count}"
     if o.offload_fraction:
         return f"{text} + CPU"
     if o.machines > 1:
-        return t("plan.machines", hardware=text, n=o.machines, devices=o.devices)
-    if o.devices != o.count:
+        text = t("plan.machines", hardware=text, n=o.machines, devices=o.devices)
+    elif o.devices != o.count:
         text += " " + t("plan.devices", n=o.devices)
-    return text
+    return text + _replicas(o)
+
+
+def _replicas(o: PlanOption) -> str:
+    """' — 4× replicas' for a service scaled out, ' — 2× replicas, 2 machines each' where a
+    replica spans machines; nothing for one copy of the model."""
+    replicas = o.config.replicas or 1
+    span = o.config.machines_per_replica or 1
+    if replicas < 2 and span < 2:
+        return ""
+    if span > 1:
+        return t("plan.replicas_spanning", n=replicas, machines=span)
+    return t("plan.replicas", n=replicas)
 
 
 def options_table(report: PlanReport) -> Table:

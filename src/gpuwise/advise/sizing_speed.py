@@ -1,0 +1,79 @@
+"""The speed of a configuration that fits: tokens/s of a service (with the network of a
+replica spanning machines, estimate.speed_scaleout), input tokens/s of an embedder, hours of a
+training run. Split from sizing.py, which searches the configurations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuwise.advise.attempts import Attempt
+from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.sized import Sized, SizeInputs
+from gpuwise.catalog.schema import Gpu
+from gpuwise.errors import UserError
+from gpuwise.estimate.memory import MemoryEstimate
+from gpuwise.estimate.pooling import pooling_speed, pools
+from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed
+from gpuwise.estimate.speed_scaleout import Span, spanning_estimate
+from gpuwise.estimate.train_speed import training_speed
+
+
+def speed_of(
+    s: Scenario,
+    gpu: Gpu,
+    count: int,
+    a: Attempt,
+    r: Any,
+    est: MemoryEstimate,
+    si: SizeInputs,
+    support: str,
+    compute: str | None,
+) -> Sized:
+    """Tokens/s (and hours of a training run) of the configuration that fits."""
+    w = s.workload
+    common: dict[str, Any] = {
+        "micro_batch": a.micro_batch,
+        "grad_accumulation": a.grad_accumulation,
+        "grad_checkpointing": a.req.grad_checkpointing if w.kind == "train" else None,
+        "prompt_tokens": a.prompt_tokens,
+        "kv_tokens_per_request": a.kv_tokens,
+        "support": support,
+        "compute": compute,
+        "pooling": pools(si.model),
+    }
+    engine = a.req.engine or ""
+    try:
+        if w.kind == "train":
+            inputs = SpeedInputs(
+                gpu=gpu,
+                train_tokens=w.train_tokens(),
+                epochs=w.epochs,
+                node_gpus=si.scale.node_devices or None,
+                network_gbps_per_node=si.scale.network_gbps_per_node,
+            )
+            sp = training_speed(r, si.sc, inputs)
+            tps = sp.train_tokens_per_s or 0.0
+            hours = sp.train_time_h
+        elif common["pooling"]:  # one pass per input: input tokens/s, no decode
+            sp = pooling_speed(r, si.sc, SpeedInputs(gpu=gpu, concurrency=w.concurrency))
+            tps, hours = sp.prefill_tokens_per_s or 0.0, None
+        else:
+            concurrency = w.concurrency if w.kind == "serve" else None
+            node = si.scale.node_devices if si.span > 1 else None
+            inputs = SpeedInputs(
+                gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency, node_gpus=node
+            )
+            sp = inference_speed(r, si.sc, inputs)
+            if si.span > 1 and si.scale.fabric and concurrency:
+                span = Span(si.span, si.scale.fabric)
+                gen = w.gen_tokens
+                sp = spanning_estimate(sp, si.model, concurrency, r.prompt_tokens, gen, span)
+            tps = sp.serving_tokens_per_s or sp.decode_tokens_per_s or 0.0
+            hours = None
+    except UserError:  # the catalog lacks this card's bandwidth or TFLOPS: fits, speed unknown
+        unknown = SpeedEstimate(bound="unknown")
+        return Sized(
+            gpu, count, a.quant, engine, r.strategy, est, unknown, None, 0.0, False, **common
+        )
+    return Sized(gpu, count, a.quant, engine, r.strategy, est, sp, hours, tps, **common)
