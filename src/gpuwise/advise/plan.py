@@ -47,7 +47,12 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import unfit_for_public_service
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
 from gpuwise.advise.sizing import size
-from gpuwise.advise.workload import plan_defaults, reading_floor, workload_model
+from gpuwise.advise.workload import (
+    plan_defaults,
+    reading_floor,
+    with_assumed_concurrency,
+    workload_model,
+)
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.cost.power import assumption
@@ -296,6 +301,7 @@ def make_plan(
     """Rank every option for the scenario (pure: the catalog and today come in). With no
     option ranked, `fixes` plans again with each change that could help and keeps those that
     do (advise/fixes.py)."""
+    s, assumed_concurrency = with_assumed_concurrency(cat, s)
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
@@ -338,6 +344,9 @@ def make_plan(
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
+    if assumed_concurrency:
+        params = {"n": assumed_concurrency, "target": s.workload.target_tokens_per_s}
+        plan.assumptions.append(("plan.note_concurrency_assumed", params))
     plan.assumptions += plan_notes(cat, plan, ctx, cs)
     plan.assumptions += band_assumption(s, floor, ranked)
 

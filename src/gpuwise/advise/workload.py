@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from gpuwise.advise.attempts import Defaults
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
@@ -43,3 +45,23 @@ def reading_floor(cat: Catalog, s: Scenario) -> float | None:
         return None  # a batch's answers are read later, if at all
     requests = w.concurrency if w.kind == "serve" else 1
     return requests * plan_value(cat, "min_tokens_per_s_per_request")
+
+
+def with_assumed_concurrency(cat: Catalog, s: Scenario) -> tuple[Scenario, int | None]:
+    """A service given a total speed target but no concurrency, with the requests in flight
+    that target implies: as many as still answer each one at reading speed (target ÷
+    `min_tokens_per_s_per_request`), at most the engine's default running batch
+    (`assumed_concurrency_cap`, vLLM's max_num_seqs). Sized at one request, a 2,000 tokens/s
+    service was judged by single-stream speed and answered with dozens of machines (blind
+    w10-03, w10-06). Returns the scenario unchanged, and None, where nothing is assumed."""
+    w = s.workload
+    if w.kind != "serve" or not w.target_tokens_per_s or "concurrency" in w.model_fields_set:
+        return s, None
+    if w.batch_requests() or pools(workload_model(cat, s)[0]):
+        return s, None
+    per_request = plan_value(cat, "min_tokens_per_s_per_request")
+    cap = int(plan_value(cat, "assumed_concurrency_cap"))
+    n = max(1, min(cap, math.ceil(w.target_tokens_per_s / per_request)))
+    if n == w.concurrency:
+        return s, None
+    return s.model_copy(update={"workload": w.model_copy(update={"concurrency": n})}), n
