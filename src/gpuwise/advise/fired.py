@@ -104,11 +104,25 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> 
     )
 
 
+HIDDEN_ITEMS = (
+    "block_storage",
+    "object_storage",
+    "egress",
+    "snapshots",
+    "public_ip",
+    "nat_gateway",
+    "nat_traffic",
+)
+"""The rental items rule hidden-costs counts: storage, traffic, snapshots and addresses."""
+
+
 def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
     out: list[Fired] = []
     cur, items = plan.currency, rent.cost.items
     gpu_part = sum(items.get(k, 0.0) for k in ("compute", "spot_rework", "session_overhead"))
-    hidden = rent.cost.total - gpu_part
+    # only what the rule's words name: a standby or failover replica, or an institution's
+    # indirect costs, are items of their own with their own rules (not storage or egress)
+    hidden = sum(items.get(k, 0.0) for k in HIDDEN_ITEMS)
     if gpu_part > 0 and hidden > 0:
         out.append(
             (

@@ -207,8 +207,10 @@ def option_risks(
     _spot_risks(s, o)
     _hardware_rules(cat, o, feats)
     _sizing_rules(s, o, choice)
-    headroom = 1 - o.sized.memory.device_total_bytes / gpu_capacity_bytes(g)
-    if headroom < TIGHT_HEADROOM:
+    # a layer split sizes a pooled device (advise/owned_sizing.py): its memory is the cards';
+    # an offload fills the card by design and keeps the rest in system RAM
+    headroom = 1 - o.sized.memory.device_total_bytes / gpu_capacity_bytes(o.sized.gpu)
+    if headroom < TIGHT_HEADROOM and not c.offload_fraction:
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))

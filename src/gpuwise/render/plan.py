@@ -102,6 +102,8 @@ def options_table(report: PlanReport) -> Table:
         mem = f"{gib(o.memory_per_gpu_bytes)}/{gib(o.memory_capacity_bytes)}"
         if o.added_gpu:  # a layer split pools the cards' memory: the figure is all of them
             mem = t("plan.memory_in_all", memory=mem)
+        elif o.offload_fraction:  # the rest of the weights sit in system RAM
+            mem = t("plan.memory_with_ram", memory=mem, pct=o.offload_fraction)
         mark = "*" if o.pareto else ""
         total = money(o.total_cost, cur) if o.hardware_priced else t("plan.unpriced_total")
         monthly = money(o.monthly_cost, cur) if o.hardware_priced else "—"
