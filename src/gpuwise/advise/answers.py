@@ -19,6 +19,7 @@ def answers_of(
     margin: float,
     months: float,
     tier: Callable[[Option], object] = lambda o: None,
+    runs_per_month: float | None = None,
 ) -> Answers:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
@@ -37,7 +38,7 @@ def answers_of(
     if own and rent and not incomplete_capex(best):
         gap = abs(own.cost.total - rent.cost.total)
         if gap <= margin * min(own.cost.total, rent.cost.total):
-            verdict, either = "either", _deciders(own, rent, months, margin)
+            verdict, either = "either", _deciders(own, rent, months, margin, runs_per_month)
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
         ties = _rental_ties(options, rent, margin, tier)
@@ -87,9 +88,23 @@ def _rental_ties(
     return [_cloud(o) for o in close[:2]]
 
 
-def _deciders(own: Option, rent: Option, months: float, margin: float) -> Either:
+def _deciders(
+    own: Option, rent: Option, months: float, margin: float, runs_per_month: float | None
+) -> Either:
     """What settles a near tie: owning wins above `own_above_hours_per_day` of use; renting
-    wins if the project ends before `rent_before_month` (None where that side never wins)."""
+    wins if the project ends before `rent_before_month` (None where that side never wins).
+    For runs or batches (`runs_per_month` given) the two options spend different hours on the
+    same work, so a daily use decides nothing: the number of runs a month does."""
+    if runs_per_month is not None:
+        return Either(
+            own=option_label(own),
+            rent=option_label(rent),
+            margin=margin,
+            own_above_hours_per_day=None,
+            cheaper_always=None,
+            rent_before_month=None,
+            own_above_runs_per_month=_break_even_runs(own, rent, runs_per_month),
+        )
     be = break_even_of(own, rent, months) if own.own_spec and rent.rent_spec else None
     hours = be.hours_per_day if be else None
     return Either(
@@ -100,3 +115,16 @@ def _deciders(own: Option, rent: Option, months: float, margin: float) -> Either
         cheaper_always=be.cheaper_always if be else None,
         rent_before_month=be.months if be else None,
     )
+
+
+def _break_even_runs(own: Option, rent: Option, runs_per_month: float) -> float | None:
+    """Runs a month above which owning costs less: owning is fixed (hardware, upkeep, less
+    resale) plus its electricity, which grows with the runs; renting grows with the runs as a
+    whole. fixed + power × r/r0 = rent × r/r0 gives r = r0 × fixed / (rent − power); None where
+    a run costs less on the owned side's power than rented, never."""
+    power = own.cost.items.get("electricity", 0.0)
+    fixed = own.cost.total - power
+    per_run_gap = rent.cost.total - power
+    if per_run_gap <= 0:
+        return None
+    return round(runs_per_month * fixed / per_run_gap, 1) + 0.0

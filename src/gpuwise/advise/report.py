@@ -174,6 +174,8 @@ def _first_line(plan: Plan) -> str:
 def either_deciders(e: Either, months: float) -> str:
     """What settles a near tie between owning and renting, in words."""
     parts: list[str] = []
+    if e.own_above_runs_per_month is not None:
+        parts.append(t("plan.either_own_above_runs", runs=f"{e.own_above_runs_per_month:g}"))
     if e.own_above_hours_per_day is not None:
         parts.append(t("plan.either_own_above", hours=f"{e.own_above_hours_per_day:.1f}"))
     elif e.cheaper_always in ("own", "rent"):

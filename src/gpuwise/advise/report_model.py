@@ -43,6 +43,11 @@ class Either(Frozen):
     )
     cheaper_always: str | None = Field(description="own | rent when one side always wins")
     rent_before_month: int | None = Field(description="renting wins if the project ends before")
+    own_above_runs_per_month: float | None = Field(
+        default=None,
+        description="for runs or batches: owning wins above this many a month (None: a service,"
+        " or owning never wins); the hours-a-day figures are then left out",
+    )
 
 
 class Answers(Frozen):
