@@ -8,23 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, NonNegativeFloat, PositiveFloat
 
 from gpuwise.catalog.schema import Sourced
+from gpuwise.catalog.schema_stack import StackName
 
 Support = Literal["yes", "partial", "no"]
-STACKS: tuple[str, ...] = (
-    "cuda",
-    "rocm",
-    "oneapi",
-    "gaudi",
-    "cann",
-    "xla",
-    "neuron",
-    "metal",
-    "musa",
-    "dtk",
-    "maca",
-    "corex",
-    "kunlun",
-)
 
 
 class Tariff(Sourced):
@@ -124,21 +110,7 @@ class Maintenance(Sourced):
 class FeatureSupport(Sourced):
     """Whether a software stack runs a framework or feature, with a short reason."""
 
-    stack: Literal[
-        "cuda",
-        "rocm",
-        "oneapi",
-        "gaudi",
-        "cann",
-        "xla",
-        "neuron",
-        "metal",
-        "musa",
-        "dtk",
-        "maca",
-        "corex",
-        "kunlun",
-    ]
+    stack: StackName
     feature: str
     support: Support
     note_en: str = ""

@@ -7,6 +7,8 @@ feature matrix (data/features.toml) and the engine choice (advise/engines.py) ke
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -14,7 +16,9 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
-FLAG_STACKS: tuple[str, ...] = (
+StackName = Literal[
+    "cuda",
+    "rocm",
     "oneapi",
     "gaudi",
     "cann",
@@ -26,7 +30,10 @@ FLAG_STACKS: tuple[str, ...] = (
     "maca",
     "corex",
     "kunlun",
-)
+]
+"""Every software stack the catalog names (the feature matrix keys on these)."""
+STACKS: tuple[str, ...] = get_args(StackName)
+FLAG_STACKS: tuple[str, ...] = STACKS[2:]
 """The boolean stack flags, in the order `Stack.names` lists them (after cuda and rocm)."""
 
 
