@@ -8,10 +8,10 @@ import datetime as dt
 
 import pytest
 
-from gpuwise.advise.fired import HIDDEN_ITEMS
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
+from gpuwise.cost.rent import HIDDEN_ITEMS
 
 CAT = load_catalog()
 

@@ -11,6 +11,7 @@ from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
 from gpuwise.cost.power import assumption
+from gpuwise.cost.rent import HIDDEN_ITEMS
 from gpuwise.cost.resolve import Context
 from gpuwise.i18n import LANGS, get_lang, t, unsigned_zero
 
@@ -102,18 +103,6 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> 
             ),
         },
     )
-
-
-HIDDEN_ITEMS = (
-    "block_storage",
-    "object_storage",
-    "egress",
-    "snapshots",
-    "public_ip",
-    "nat_gateway",
-    "nat_traffic",
-)
-"""The rental items rule hidden-costs counts: storage, traffic, snapshots and addresses."""
 
 
 def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:

@@ -34,6 +34,18 @@ COMMIT_MONTHS: dict[str, int] = {
 }
 """Billing modes paid for whole periods of this many months, used or not."""
 
+HIDDEN_ITEMS: tuple[str, ...] = (
+    "block_storage",
+    "object_storage",
+    "egress",
+    "snapshots",
+    "public_ip",
+    "nat_gateway",
+    "nat_traffic",
+)
+"""The items a rental adds beside its GPU hours (`_hidden_items`): storage, traffic, snapshots
+and addresses, what the plan's rule hidden-costs adds up."""
+
 _PER_HOURS = {"hour": 1.0, "month": HOURS_PER_MONTH, "year": HOURS_PER_MONTH * 12}
 
 
