@@ -62,7 +62,12 @@ def _check_power(cat: Catalog, plan: Plan, o: Option) -> None:
     if spec.gpu_load_w is not None:
         assert spec.gpu_load_w <= tdp + 1e-9, (c.label, spec.gpu_load_w, tdp)
     hours = o.cost.details.get("busy_hours", 0.0) + o.cost.details.get("idle_hours", 0.0)
-    ceiling_w = (spec.count * tdp + spec.host_load_w) * c.nodes  # spec: one machine of nodes
+    cards_w = spec.count * tdp
+    if c.owned_kept:  # owned cards kept beside the bought ones: each at its own TDP
+        kept = [(cat.gpu(g), n) for g, n in c.owned_kept]
+        kept_w = sum((g.tdp_w or 0.0) * g.devices_per_card * n for g, n in kept)
+        cards_w = kept_w + c.cards * tdp
+    ceiling_w = (cards_w + spec.host_load_w) * c.nodes  # spec: one machine of nodes
     bound = ceiling_w * hours / 1000 * declared * spec.tariff_per_kwh
     assert o.cost.items.get("electricity", 0.0) <= bound * (1 + 1e-9) + 1e-9, (c.label, bound)
     if c.already_owned:

@@ -91,7 +91,7 @@ def serve_attempt(
     if w.kind == "local":
         prompt = max(1, min(w.prompt_tokens or d.chat_turn_prompt_tokens, w.context - gen))
         per_request = w.context  # llama.cpp / Ollama allocate the whole context up front
-        batch = 1
+        batch = w.concurrency  # one slot of it per user sharing the machine (OLLAMA_NUM_PARALLEL)
     else:
         prompt = max(1, min(w.prompt_tokens or d.serve_prompt_tokens, w.context - gen))
         batch = w.concurrency

@@ -65,11 +65,16 @@ def with_hops(sized: Sized, hops: int, hop_s: float) -> Sized:
     if not sized.speed_known or hops <= 0 or sized.tokens_per_s <= 0:
         return sized
     step = 1.0 / sized.tokens_per_s + hops * hop_s
-    tps = 1.0 / step
-    speed = sized.speed
-    if speed.decode_tokens_per_s:
-        speed = replace(speed, decode_tokens_per_s=tps)
-    return replace(sized, tokens_per_s=tps, speed=speed)
+    factor = (1.0 / step) / sized.tokens_per_s
+    speed, band = sized.speed, dict(sized.speed.band or {})
+    for name in ("serving_tokens_per_s", "decode_tokens_per_s"):
+        value = getattr(speed, name)
+        if value:  # the figure and its band scale together, so the band still brackets it
+            speed = replace(speed, **{name: value * factor})
+            if name in band:
+                band[name] = [x * factor for x in band[name]]
+    speed = replace(speed, band=band or None)
+    return replace(sized, tokens_per_s=sized.tokens_per_s * factor, speed=speed)
 
 
 def size_split(s: Scenario, cards: Sequence[Gpu], si: SizeInputs, hop_s: float) -> Sized | None:

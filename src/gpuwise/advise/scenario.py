@@ -278,7 +278,28 @@ def parse_scenario(data: dict[str, Any], origin: str) -> Scenario:
                 value=f,
                 choices=", ".join(sorted(set(FRAMEWORKS))),
             )
-    return scenario
+    return _context_holds_the_request(scenario, origin)
+
+
+def _context_holds_the_request(scenario: Scenario, origin: str) -> Scenario:
+    """A request's prompt and answer fit its context: with no `context` given it is widened to
+    hold them (the default 4,096 silently cut an 8,000-token prompt to 3,596, sizing memory and
+    prefill for less than half the work: blind w11-01); a `context` given smaller than them is
+    a contradiction the user must settle."""
+    w = scenario.workload
+    need = (w.prompt_tokens or 0) + w.gen_tokens
+    if w.kind == "train" or not w.prompt_tokens or need <= w.context:
+        return scenario
+    if "context" in w.model_fields_set:
+        raise UserError(
+            "plan.prompt_exceeds_context",
+            file=origin,
+            prompt=w.prompt_tokens,
+            gen=w.gen_tokens,
+            context=w.context,
+        )
+    workload = w.model_copy(update={"context": need})
+    return scenario.model_copy(update={"workload": workload})
 
 
 def load_scenario(path: Path) -> Scenario:

@@ -43,7 +43,7 @@ def reading_floor(cat: Catalog, s: Scenario) -> float | None:
     w = s.workload
     if w.kind == "train" or w.batch_requests() or pools(workload_model(cat, s)[0]):
         return None  # a batch's answers are read later, if at all
-    requests = w.concurrency if w.kind == "serve" else 1
+    requests = w.concurrency  # local chat shared by several people reads at each one's pace
     return requests * plan_value(cat, "min_tokens_per_s_per_request")
 
 
