@@ -25,7 +25,7 @@ browser:
 test: $(STAMP) browser
 	@$(BIN)/ruff check src tests benchmarks
 	@$(BIN)/mypy
-	@$(BIN)/python -m pytest -n auto  # one worker per core (tests/README: each test is independent)
+	@OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -n auto  # one worker per core (tests/README: each test is independent); one BLAS thread each
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

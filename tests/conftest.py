@@ -22,6 +22,10 @@ _SESSION_HOME = Path(tempfile.mkdtemp(prefix="gpuwise-tests-"))
 os.environ["GPUWISE_CONFIG_DIR"] = str(_SESSION_HOME / "config")
 os.environ["GPUWISE_CACHE_DIR"] = str(_SESSION_HOME / "cache")
 os.environ["GPUWISE_STATE_DIR"] = str(_SESSION_HOME / "state")  # record runs, supervise journal
+# One BLAS thread per test worker: xdist already runs a worker per core, and OpenBLAS's own
+# threads on top of them spin against each other (the speed fit's small least-squares solves
+# ran 10x slower on the loaded 2-core machine). Read by OpenBLAS when numpy first loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def nvidia_driver_library() -> bool:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 class Frozen(BaseModel):
     """A report part: immutable, and no key the type does not declare."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Sparse(Frozen):

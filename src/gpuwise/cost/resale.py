@@ -27,8 +27,8 @@ Pure: catalog in, curve out (memoised per card on the catalog object).
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -76,15 +76,24 @@ class ResaleCurve:
 
 def fraction_at(knots: Sequence[tuple[float, float]], age_months: float, tail: float) -> float:
     """Share of launch price at `age_months`: piecewise linear from (0, 1.0) through the knots,
-    then the yearly tail decline past the last knot (tail 0 holds the last share)."""
-    points = [(0.0, 1.0), *sorted(knots)]
-    last_m, last_f = points[-1]
+    then the yearly tail decline past the last knot (tail 0 holds the last share).
+
+    The knots are sorted by age (monotone_knots and lower_envelope build them so). The plan asks
+    this thousands of times a search, over curves sampled every month, so the segment is found
+    by bisection rather than by walking the curve."""
+    last_m, last_f = knots[-1] if knots else (0.0, 1.0)
     if age_months >= last_m:
         return float(last_f * (1.0 - tail) ** ((age_months - last_m) / 12.0))
-    for (m0, f0), (m1, f1) in itertools.pairwise(points):
-        if m0 <= age_months <= m1:
-            return f0 if m1 == m0 else f0 + (f1 - f0) * (age_months - m0) / (m1 - m0)
-    return 1.0
+    i = bisect.bisect_left(knots, age_months, key=_age)
+    m1, f1 = knots[i]
+    m0, f0 = knots[i - 1] if i else (0.0, 1.0)
+    if age_months < m0:  # a negative age: before launch
+        return 1.0
+    return f0 if m1 == m0 else f0 + (f1 - f0) * (age_months - m0) / (m1 - m0)
+
+
+def _age(knot: tuple[float, float]) -> float:
+    return knot[0]
 
 
 def monotone_knots(observations: Sequence[Observation]) -> Knots:
@@ -154,18 +163,34 @@ def all_observations(cat: Catalog) -> tuple[Observation, ...]:
     return cat.derived("resale_observations", build)
 
 
-def _levels(gpu: Gpu) -> list[tuple[str, Callable[[Gpu], bool]]]:
+def _levels(gpu: Gpu) -> list[tuple[str, tuple[object, ...], Callable[[Gpu], bool]]]:
+    """The fallback levels of a card, each with the key its observations are shared under."""
+    vendor_class = (gpu.vendor, gpu.gpu_class)
     return [
-        ("card", lambda g: g.id == gpu.id),
-        ("vendor_class", lambda g: g.vendor == gpu.vendor and g.gpu_class == gpu.gpu_class),
-        ("class", lambda g: g.gpu_class == gpu.gpu_class),
-        ("all", lambda g: True),
+        ("card", ("card", gpu.id), lambda g: g.id == gpu.id),
+        (
+            "vendor_class",
+            ("vendor_class", *vendor_class),
+            lambda g: (g.vendor, g.gpu_class) == vendor_class,
+        ),
+        ("class", ("class", gpu.gpu_class), lambda g: g.gpu_class == gpu.gpu_class),
+        ("all", ("all",), lambda g: True),
     ]
 
 
-def _pick(cat: Catalog, test: Callable[[Gpu], bool]) -> list[Observation]:
-    by_id = {g.id: g for g in cat.gpus}
-    return [o for o in all_observations(cat) if o.gpu in by_id and test(by_id[o.gpu])]
+def _pick(cat: Catalog, key: tuple[object, ...], test: Callable[[Gpu], bool]) -> list[Observation]:
+    """A level's observations, gathered once per catalog (every card of a class shares them)."""
+
+    def build() -> list[Observation]:
+        by_id = {g.id: g for g in cat.gpus}
+        return [o for o in all_observations(cat) if o.gpu in by_id and test(by_id[o.gpu])]
+
+    return cat.derived(("resale_level", *key), build)
+
+
+def _knots(cat: Catalog, key: tuple[object, ...], obs: Sequence[Observation]) -> Knots:
+    """A level's monotone knots, once per catalog."""
+    return cat.derived(("resale_knots", *key), lambda: monotone_knots(obs))
 
 
 def _class_is(cls: str) -> Callable[[Gpu], bool]:
@@ -182,9 +207,10 @@ def _worst_class(cat: Catalog, gpu: Gpu, min_points: float, tail: float) -> Knot
     classes = sorted({g.gpu_class for g in cat.gpus} - {gpu.gpu_class})
     worst: Knots = ()
     for cls in classes:
-        obs = _pick(cat, _class_is(cls))
+        key = ("class", cls)
+        obs = _pick(cat, key, _class_is(cls))
         if len(obs) >= min_points:
-            knots = monotone_knots(obs)
+            knots = _knots(cat, key, obs)
             worst = lower_envelope(worst, knots, tail) if worst else knots
     return worst
 
@@ -198,19 +224,22 @@ def build_curve(cat: Catalog, gpu: Gpu) -> ResaleCurve | None:
     """
     tail = assumption(cat, "resale_tail_annual_decline").value
     min_points = assumption(cat, "resale_min_points").value
-    levels = [(name, _pick(cat, test)) for name, test in _levels(gpu)]
-    chosen = next(((n, obs) for n, obs in levels if obs), None)
+    levels = [(name, key, _pick(cat, key, test)) for name, key, test in _levels(gpu)]
+    chosen = next(((n, k, obs) for n, k, obs in levels if obs), None)
     if chosen is None:
         return None
-    basis, obs = chosen
-    knots = monotone_knots(obs)
+    basis, key, obs = chosen
+    knots = _knots(cat, key, obs)
     haircut = None
-    wider = [(n, o) for n, o in levels[BASES.index(basis) + 1 :] if len(o) >= min_points]
+    wider = [(n, k, o) for n, k, o in levels[BASES.index(basis) + 1 :] if len(o) >= min_points]
     if len(obs) < min_points and wider:
         haircut = wider[0][0]
-        knots = lower_envelope(knots, monotone_knots(wider[0][1]), tail)
-    if len(levels[BASES.index("class")][1]) < min_points:
-        worst = _worst_class(cat, gpu, min_points, tail)
+        knots = lower_envelope(knots, _knots(cat, wider[0][1], wider[0][2]), tail)
+    if len(levels[BASES.index("class")][2]) < min_points:
+        worst = cat.derived(
+            ("resale_worst_class", gpu.gpu_class),
+            lambda: _worst_class(cat, gpu, min_points, tail),
+        )
         if worst:
             haircut, knots = "worst_class", lower_envelope(knots, worst, tail)
     return ResaleCurve(

@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from gpuwise.catalog.schema_speed import (
     DecodeEfficiency,
     DecodeOverhead,
@@ -59,25 +61,14 @@ class FitResult:
         )
 
 
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (small dense systems)."""
-    n = len(rhs)
-    a = [[*row, rhs[i]] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        a[col], a[pivot] = a[pivot], a[col]
-        p = a[col][col] or 1e-18
-        for r in range(col + 1, n):
-            f = a[r][col] / p
-            if f:
-                row, prow = a[r], a[col]
-                for k in range(col, n + 1):
-                    row[k] -= f * prow[k]
-    x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        s = a[r][n] - sum(a[r][k] * x[k] for k in range(r + 1, n))
-        x[r] = s / (a[r][r] or 1e-18)
-    return x
+def _solve(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The normal equations' solution; least squares where the system is singular (a variable
+    no row constrains, a pooled group with one member)."""
+    try:
+        solved: np.ndarray = np.linalg.solve(matrix, rhs)
+    except np.linalg.LinAlgError:
+        solved = np.linalg.lstsq(matrix, rhs, rcond=None)[0]
+    return solved
 
 
 def nnls(
@@ -87,35 +78,33 @@ def nnls(
 
     Active set: solve the normal equations on the free variables, pin the most negative one at
     zero, repeat; then free pinned variables whose gradient points inward (Lawson–Hanson).
-    Returns the solution and its free set (a warm start for a similar problem).
+    Returns the solution and its free set (a warm start for a similar problem). The linear
+    algebra is numpy's (LAPACK): the leave-one-source-out check refits this a few hundred
+    times, and a hand-written elimination made it the slowest part of the test suite.
     """
-    ata = [[0.0] * n for _ in range(n)]
-    atb = [0.0] * n
-    for coefs, y in rows:
-        items = list(coefs.items())
-        for i, ci in items:
-            atb[i] += ci * y
-            row = ata[i]
-            for j, cj in items:
-                row[j] += ci * cj
+    a = np.zeros((len(rows), n))
+    b = np.zeros(len(rows))
+    for r, (coefs, y) in enumerate(rows):
+        for i, c in coefs.items():
+            a[r, i] += c
+        b[r] = y
+    ata, atb = a.T @ a, a.T @ b
     free = set(range(n)) if free is None else set(free) & set(range(n))
-    x = [0.0] * n
+    x = np.zeros(n)
     for _ in range(4 * n + 10):
         idx = sorted(free)
-        sub = _solve([[ata[i][j] for j in idx] for i in idx], [atb[i] for i in idx])
-        if any(v < 0 for v in sub):
-            worst = idx[min(range(len(idx)), key=lambda k: sub[k])]
-            free.discard(worst)
+        sub = _solve(ata[np.ix_(idx, idx)], atb[idx]) if idx else np.zeros(0)
+        if (sub < 0).any():
+            free.discard(idx[int(np.argmin(sub))])
             continue
-        x = [0.0] * n
-        for k, i in enumerate(idx):
-            x[i] = sub[k]
-        grad = [atb[i] - sum(ata[i][j] * x[j] for j in range(n)) for i in range(n)]
+        x = np.zeros(n)
+        x[idx] = sub
+        grad = atb - ata @ x
         pinned = [i for i in range(n) if i not in free and grad[i] > 1e-12]
         if not pinned:
-            return x, free
+            return [float(v) for v in x], free
         free.add(max(pinned, key=lambda i: grad[i]))
-    return x, free
+    return [float(v) for v in x], free
 
 
 @dataclass
