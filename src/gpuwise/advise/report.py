@@ -20,6 +20,7 @@ from gpuwise.advise.report_model import (
     SizedConfig,
     TextItem,
     Tie,
+    TimeTie,
 )
 from gpuwise.advise.sized import Sized
 from gpuwise.catalog import Catalog
@@ -203,6 +204,8 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         lines.append(line)
     else:
         lines.append(_card_line(cat, plan.options[0].candidate, card, a))
+    if a.decided_by_time:
+        lines[-1] += time_tie_text(a.decided_by_time)
     if a.cloud:
         line = t(
             "plan.answer_cloud",
@@ -214,6 +217,27 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     else:
         lines.append(t("plan.answer_no_cloud_owned" if a.already_owned else "plan.answer_no_cloud"))
     return lines
+
+
+def time_tie_text(x: TimeTie) -> str:
+    """Why a run ranks above a cheaper one it is tied with: it ends sooner, and with a deadline,
+    the slack each leaves at the long end of its band (advise/ties.py)."""
+    text = t(
+        "plan.tie_by_time",
+        cheaper=x.cheaper,
+        margin=x.margin,
+        hours=x.shorter_hours,
+        long=x.shorter_long_hours,
+        other_hours=x.cheaper_hours,
+        other_long=x.cheaper_long_hours,
+    )
+    if x.deadline_hours is None:
+        return text
+    spare, other = x.deadline_hours - x.shorter_long_hours, x.deadline_hours - x.cheaper_long_hours
+    params = {"spare": spare, "deadline": x.deadline_hours}
+    if other >= 0:
+        return text + t("plan.tie_by_time_spare", other_spare=other, **params)
+    return text + t("plan.tie_by_time_miss", other_miss=-other, **params)
 
 
 def _card_line(cat: Catalog, c: Candidate, card: str, a: Answers) -> str:
