@@ -109,9 +109,7 @@ class Offload:
     richer: tuple[Sized, float] | None = None
 
 
-def size_offload(
-    s: Scenario, cards: Sequence[Gpu], si: SizeInputs, ram: HostRam
-) -> Offload | None:
+def size_offload(s: Scenario, cards: Sequence[Gpu], si: SizeInputs, ram: HostRam) -> Offload | None:
     """The format to run on the owned cards with the rest of the weights in system RAM.
 
     With layers in RAM, decode reads the offloaded bytes over the RAM's bandwidth every token

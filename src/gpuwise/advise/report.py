@@ -234,10 +234,10 @@ def time_tie_text(x: TimeTie) -> str:
     if x.deadline_hours is None:
         return text
     spare, other = x.deadline_hours - x.shorter_long_hours, x.deadline_hours - x.cheaper_long_hours
-    params = {"spare": spare, "deadline": x.deadline_hours}
+    deadline = x.deadline_hours
     if other >= 0:
-        return text + t("plan.tie_by_time_spare", other_spare=other, **params)
-    return text + t("plan.tie_by_time_miss", other_miss=-other, **params)
+        return text + t("plan.tie_by_time_spare", other_spare=other, spare=spare, deadline=deadline)
+    return text + t("plan.tie_by_time_miss", other_miss=-other, spare=spare, deadline=deadline)
 
 
 def _card_line(cat: Catalog, c: Candidate, card: str, a: Answers) -> str:
