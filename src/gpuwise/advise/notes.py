@@ -101,7 +101,7 @@ def pooling_capacity_note(cat: Catalog, s: Scenario, options: list[Option]) -> l
     if not o.sized.speed_known or not o.sized.tokens_per_s or not prompt:
         return []
     tps, low = o.sized.tokens_per_s, slow_tokens_per_s(o.sized)
-    params = {
+    params: dict[str, Any] = {
         "n": w.concurrency,
         "prompt": prompt,
         "tps": tps,
