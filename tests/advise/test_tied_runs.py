@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
+
 from gpuwise.advise.evaluate import caveated, incomplete_capex
 from gpuwise.advise.labels import option_label
 from gpuwise.advise.margin import ranking_total, slow_hours
@@ -100,3 +102,22 @@ def test_a_standing_service_is_never_reordered_by_time() -> None:
     }
     plan = plan_for(service)
     assert plan.answers.decided_by_time is None
+
+
+def test_an_own_rent_tie_keeps_its_decider_when_the_faster_rental_leads() -> None:
+    """w10-05: 2× RTX PRO 6000 owned (159 h a run) and 8× B200 rented (5 h) cost the same
+    within 5%: the rental leads for its turnaround, and the first answer still says 'either'
+    with the runs a month above which owning wins, though the rental's total is a floor."""
+    from pathlib import Path
+
+    import yaml
+
+    cases = yaml.safe_load((Path(__file__).parent / "blind_wave10.yaml").read_text("utf-8"))
+    plan = plan_for(next(c for c in cases if c["id"] == "w10-05")["scenario"])
+    if plan.answers.buy_or_rent != "either" or plan.answers.decided_by_time is None:
+        pytest.skip("no tie in this catalog: nothing to decide")
+    first = plan.options[0]
+    assert all(first.time_hours <= (o.time_hours or 0) for o in _tier_mates(plan))  # type: ignore[operator]
+    with using_lang("en"):
+        line = answer_lines(load_catalog(), plan)[0]
+    assert line.startswith("Buy or rent? Either") and "runs a month" in line

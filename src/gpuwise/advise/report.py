@@ -8,6 +8,7 @@ from typing import Any
 from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
+from gpuwise.advise.labels import option_label
 from gpuwise.advise.margin import band_fields
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.reasons import message, rule_text
@@ -155,20 +156,23 @@ def _first_line(plan: Plan) -> str:
         return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
     verdict_key = "owned" if a.already_owned and a.buy_or_rent == "buy" else a.buy_or_rent
-    if best.cost.unpriced:
-        items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
-        verdict = t(f"plan.verdict_{verdict_key}")
-        return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
-    if a.buy_or_rent == "either" and a.either:
+    items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
+    if a.buy_or_rent == "either" and a.either:  # a near tie keeps what decides it, floor or not
         e = a.either
-        return t(
+        tied = [o.cost.total for o in plan.options if option_label(o) in (e.own, e.rent)]
+        text = t(
             "plan.answer_either",
             own=e.own,
             rent=e.rent,
             margin=e.margin,
-            total=total,
+            total=money(min(tied, default=best.cost.total), cur),
             decides=either_deciders(e, plan.scenario.months),
         )
+        unpriced = t("plan.either_unpriced", option=option_label(best), items=items)
+        return text + (unpriced if items else "")
+    if best.cost.unpriced:
+        verdict = t(f"plan.verdict_{verdict_key}")
+        return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
     return t(f"plan.answer_{verdict_key}", total=total, monthly=monthly)
 
 
