@@ -50,7 +50,7 @@ def test_an_embedder_without_a_target_states_the_assumed_load_and_capacity() -> 
     assert note["n"] == 32 and note["prompt"] == 512
     assert note["tps"] == first.sized.tokens_per_s
     assert note["batch_s"] == 32 * 512 / note["low"]  # one batch's wait at the slow end
-    assert note["per_day"] == note["low"] * 3600 * 24 / 1e6
+    assert note["per_day_en"] == note["low"] * 3600 * 24 / 1e6
 
 
 def test_the_capacity_note_reads_in_both_languages() -> None:

@@ -107,7 +107,7 @@ def pooling_capacity_note(cat: Catalog, s: Scenario, options: list[Option]) -> l
         "tps": tps,
         "low": low,
         "inputs_per_s": low / prompt,
-        "per_day": low * 3600 * s.hours_per_day / 1e6,  # en: millions
+        "per_day_en": low * 3600 * s.hours_per_day / 1e6,  # en: millions
         "per_day_zh": low * 3600 * s.hours_per_day / 1e8,  # zh: 亿 (10^8)
         "hours": s.hours_per_day,
         "batch_s": w.concurrency * prompt / low,
