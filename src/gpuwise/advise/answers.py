@@ -12,6 +12,7 @@ from gpuwise.advise.evaluate import Option, caveated, incomplete_capex
 from gpuwise.advise.labels import option_label
 from gpuwise.advise.outcome import break_even_of
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
+from gpuwise.advise.ties import decided_by_time
 
 
 def answers_of(
@@ -20,13 +21,15 @@ def answers_of(
     months: float,
     tier: Callable[[Option], object] = lambda o: None,
     runs_per_month: float | None = None,
+    deadline_days: float | None = None,
 ) -> Answers:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
     Owning and renting within `margin` of each other (the prices' own uncertainty) make the
     answer 'either', with what decides between them: the daily use above which owning wins and
     the month before which renting does. 'either' only compares two fully priced options; a
-    floor is never called the cheapest.
+    floor is never called the cheapest. A run or batch (`runs_per_month` given) ranked first
+    for ending sooner than a cheaper tied one says so (advise/ties.py).
     """
     best = options[0] if options else None
     if best is None:
@@ -44,6 +47,9 @@ def answers_of(
         ties = _rental_ties(options, rent, margin, tier)
         cloud = CloudAnswer(**_cloud(rent).model_dump(), ties=ties)
     c = best.candidate
+    by_time = None
+    if runs_per_month is not None:
+        by_time = decided_by_time(options, margin, tier, deadline_days)
     return Answers(
         buy_or_rent=verdict,
         vendor=c.gpu.vendor,
@@ -53,6 +59,7 @@ def answers_of(
         systems=c.systems or None,
         cloud=cloud,
         either=either,
+        decided_by_time=by_time,
         already_owned=c.kind == "own" and c.already_owned,
     )
 

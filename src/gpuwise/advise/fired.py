@@ -288,12 +288,16 @@ def _owned_unfit_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     owned = t("plan.name_sep").join(
         f"{n}× {_sized_name(cat, g, mem)}" for g, n, mem in plan.owned_unfit
     )
+    kept = _keep_owned_rules(plan)
+    # where the next lines keep the cards (a card added, layers in RAM), the hint that offload
+    # may make it fit would say their fact twice: it is left out
     said = {
         "owned": owned,
         "model": plan.scenario.workload.model,
         "need": f"{need:.1f} GiB" if need is not None else "—",
+        **{f"next_{lang}": "" if kept else t("plan.owned_small_hint", lang=lang) for lang in LANGS},
     }
-    return [("owned-too-small", said), *_keep_owned_rules(plan)]
+    return [("owned-too-small", said), *kept]
 
 
 def _keep_owned_rules(plan: Plan) -> list[Fired]:
@@ -357,7 +361,9 @@ def _local_rules(plan: Plan) -> list[Fired]:
     """Local chat: the speed the owned card gives, and the rentals set aside for it."""
     out: list[Fired] = []
     best = plan.options[0] if plan.options else None
-    if plan.scenario.workload.kind == "local" and best and best.sized.speed_known:
+    kept = best is not None and (best.candidate.offload_fraction or best.candidate.owned_kept)
+    if plan.scenario.workload.kind == "local" and best and best.sized.speed_known and not kept:
+        # an owned card kept with RAM or an added card: its own rule says the speed and format
         params = {
             "tokens_per_s": best.sized.tokens_per_s,
             "option": _label(best),

@@ -29,6 +29,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     if any(o.candidate.kind == "own" for o in (*plan.options, *plan.infeasible, *plan.unchecked)):
         out.append(power_assumption(cat, s, ctx))
     out += pooling_note(cat, s, plan.options or plan.infeasible)
+    out += pooling_capacity_note(cat, s, plan.options)
     out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
     out += rental_overhead_note(s)
@@ -77,6 +78,44 @@ def pooling_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired
     task = {"embed": ("embedding", "向量嵌入"), "rerank": ("reranking", "重排序")}[model.task]
     params = {"model": model.name, "task_en": task[0], "task_zh": task[1]}
     return [("plan.note_pooling", {**params, "concurrency": concurrency, "prompt": prompt})]
+
+
+def pooling_capacity_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
+    """An embedder or reranker served with no load given: nothing was checked but that the
+    model fits, so the plan says what load it assumed (the scenario's inputs in flight, batched)
+    and what the first option carries: input tokens/s (the slow end of its band), inputs/s and
+    tokens a day at the scenario's hours, and how long one batch takes (inputs × tokens ÷
+    tokens/s, the wait of every input in it). An expert sizes an embedder from that load and
+    that latency; the user is asked for target_tokens_per_s to size for theirs."""
+    from gpuwise.advise.margin import slow_tokens_per_s
+    from gpuwise.advise.workload import workload_model
+    from gpuwise.i18n import LANGS, t
+
+    w = s.workload
+    if w.kind != "serve" or w.target_tokens_per_s or w.batch_requests() or not options:
+        return []
+    if not pools(workload_model(cat, s)[0]):
+        return []
+    o = options[0]
+    prompt = o.sized.prompt_tokens
+    if not o.sized.speed_known or not o.sized.tokens_per_s or not prompt:
+        return []
+    tps, low = o.sized.tokens_per_s, slow_tokens_per_s(o.sized)
+    params: dict[str, Any] = {
+        "n": w.concurrency,
+        "prompt": prompt,
+        "tps": tps,
+        "low": low,
+        "inputs_per_s": low / prompt,
+        "per_day_en": low * 3600 * s.hours_per_day / 1e6,  # en: millions
+        "per_day_zh": low * 3600 * s.hours_per_day / 1e8,  # zh: 亿 (10^8)
+        "hours": s.hours_per_day,
+        "batch_s": w.concurrency * prompt / low,
+    }
+    banded = low < tps * 0.995  # no band data: the figure is its own slow end, said once
+    for lang in LANGS:
+        params[f"band_{lang}"] = t("plan.pooling_band", lang=lang, low=low) if banded else ""
+    return [("plan.note_pooling_capacity", params)]
 
 
 def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:

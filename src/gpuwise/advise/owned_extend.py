@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from gpuwise.advise.candidates import DOMESTIC_VENDORS, Candidate
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option, power_options, price, schedule
-from gpuwise.advise.owned_sizing import HostRam, restricted, size_offload, size_split
+from gpuwise.advise.owned_sizing import HostRam, Offload, restricted, size_offload, size_split
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import Sized, SizeInputs
 from gpuwise.advise.workload import plan_value
@@ -38,6 +38,7 @@ from gpuwise.cost import CostOption, own_cost
 from gpuwise.cost.channel import purchase_price
 from gpuwise.cost.resolve import Context, resolve_own
 from gpuwise.errors import UserError
+from gpuwise.i18n import LANGS, t
 
 ChoiceOf = Callable[[Gpu, bool], EngineChoice]
 """The engine and formats for a card (owned: True), as plan._search chooses them."""
@@ -197,10 +198,11 @@ def _offload(
     gbps = plan_value(cat, f"system_ram_gbps_{s.host_ram_type}")
     if free <= 0:
         return None
-    found = size_offload(s, cards, si, HostRam(free, gbps))
+    floor = plan_value(cat, "offload_quality_floor_bits")
+    found = size_offload(s, cards, si, HostRam(free, gbps, floor))
     if found is None:
         return None
-    sized, fraction = found
+    sized, fraction = found.sized, found.fraction
     first = s.owns[0]
     gpu = cat.gpu(first.gpu)
     c = Candidate(
@@ -209,19 +211,34 @@ def _offload(
     option = price(cat, ctx, s, c, sized)
     if option is None:
         return None
-    option.rules.append(
-        (
-            "owned-offload",
-            {
-                "owned": " + ".join(dict.fromkeys(g.name for g in cards)),
-                "pct": fraction,
-                "ram_gb": total,
-                "tokens_per_s": round(sized.tokens_per_s, 1),
-                "quant": sized.quant,
-            },
-        )
-    )
+    params = {
+        "owned": " + ".join(dict.fromkeys(g.name for g in cards)),
+        "pct": fraction,
+        "ram_gb": total,
+        "tokens_per_s": round(sized.tokens_per_s, 1),
+        "quant": sized.quant,
+        **_richer_words(found),
+    }
+    option.rules.append(("owned-offload", params))
     return option
+
+
+def _richer_words(found: Offload) -> dict[str, str]:
+    """The less compressed format passed over for speed, in each language ('' where none)."""
+    if found.richer is None:
+        return {f"richer_{lang}": "" for lang in LANGS}
+    rich, pct = found.richer
+    return {
+        f"richer_{lang}": t(
+            "plan.offload_richer",
+            lang=lang,
+            quant=rich.quant,
+            pct=pct,
+            tokens_per_s=rich.tokens_per_s,
+            chosen=found.sized.quant,
+        )
+        for lang in LANGS
+    }
 
 
 def without_card_format(option: Option) -> Option:

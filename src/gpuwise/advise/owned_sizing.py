@@ -90,34 +90,61 @@ def size_split(s: Scenario, cards: Sequence[Gpu], si: SizeInputs, hop_s: float) 
 
 @dataclass(frozen=True)
 class HostRam:
-    """What the owned PC's system RAM offers offloaded layers: GB free for them, GB/s read."""
+    """What the owned PC's system RAM offers offloaded layers: GB free for them, GB/s read,
+    and the bits per weight above which a format is chosen for speed, not quality
+    (plan_assumption `offload_quality_floor_bits`)."""
 
     free_gb: float
     gbps: float
+    quality_floor_bits: float = 0.0
 
 
-def size_offload(
-    s: Scenario, cards: Sequence[Gpu], si: SizeInputs, ram: HostRam
-) -> tuple[Sized, float] | None:
-    """The format to run on the owned cards with the rest of the weights in system RAM, and
-    the share offloaded: the least-compressed one that meets the target (or reading floor) at
-    the slow end of its band, else the fastest that fits (the plan says it is too slow)."""
+@dataclass(frozen=True)
+class Offload:
+    """A format run with part of its weights in system RAM, and the less compressed one that
+    would also fit but was passed over for speed (said beside the option: quality caveat)."""
+
+    sized: Sized
+    fraction: float
+    richer: tuple[Sized, float] | None = None
+
+
+def size_offload(s: Scenario, cards: Sequence[Gpu], si: SizeInputs, ram: HostRam) -> Offload | None:
+    """The format to run on the owned cards with the rest of the weights in system RAM.
+
+    With layers in RAM, decode reads the offloaded bytes over the RAM's bandwidth every token
+    (estimate.speed_decode.step_time), so every bit per weight costs speed on the slowest
+    link: a q8_0 file puts more than twice the bytes of a Q4_K_M one in RAM. Among the formats
+    that meet the target (or reading floor) at the slow end of their band and keep at least
+    `quality_floor_bits` per weight (Q4_K_M, the format GGUF model cards recommend), the
+    fastest is chosen, and the least compressed one that also met it is named as the quality
+    alternative; where none of those meets it, the least compressed format that does (a 3-bit
+    file the caveat goes with), else the fastest that fits (the plan says it is too slow)."""
     reserve = si.mc.engine(si.choice.engine).cuda_context_mib / 1024 * GIB / GB
     pooled = pooled_card(cards, reserve)
     if pooled is None:
         return None
     target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0)
-    found: list[tuple[Sized, float]] = []
-    for quant in si.choice.quants:
-        got = _offloaded(s, pooled, quant, si, ram)
-        if got is None:
-            continue
-        if got[0].speed_known and slow_tokens_per_s(got[0]) >= target:
-            return got
-        found.append(got)
+    found = [got for q in si.choice.quants if (got := _offloaded(s, pooled, q, si, ram))]
     if not found:
         return None
-    return max(found, key=lambda x: x[0].tokens_per_s)
+    meets = [g for g in found if g[0].speed_known and slow_tokens_per_s(g[0]) >= target]
+    kept = [g for g in meets if _bits(si, g[0].quant) >= ram.quality_floor_bits]
+    if kept:
+        best = max(kept, key=lambda g: g[0].tokens_per_s)
+        richer = kept[0] if kept[0] is not best else None  # least compressed first
+        return Offload(best[0], best[1], richer)
+    if meets:
+        return Offload(*meets[0])
+    return Offload(*max(found, key=lambda x: x[0].tokens_per_s))
+
+
+def _bits(si: SizeInputs, quant: str) -> float:
+    """A format's bits per weight (catalog weight_format), 16 where the catalog has none."""
+    try:
+        return float(si.mc.weight_format(quant).bits_per_weight)
+    except UserError:
+        return 16.0
 
 
 def _offloaded(

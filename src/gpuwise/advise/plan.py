@@ -47,6 +47,7 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import unfit_for_public_service
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
 from gpuwise.advise.sizing import size
+from gpuwise.advise.ties import shorter_run_first
 from gpuwise.advise.workload import (
     plan_defaults,
     reading_floor,
@@ -318,6 +319,9 @@ def make_plan(
     margin = assumption(cat, "price_uncertainty_fraction").value
     ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin)
     ranked, unchecked = best_use_of_each_system(ranked), best_use_of_each_system(unchecked)
+    tier = lambda o: _rank_key(s, margin)(o)[:5]  # noqa: E731
+    if s.workload.one_off():  # a cost tie between runs goes to the sooner end (advise/ties.py)
+        ranked = shorter_run_first(ranked, margin, tier)
     set_aside: list[Option] = []
     if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):
         # local chat runs on your own machine; the guide rents only when no card fits
@@ -336,8 +340,9 @@ def make_plan(
             ranked,
             margin,
             s.months,
-            lambda o: _rank_key(s, margin)(o)[:5],
+            tier,
             s.workload.runs_per_month if s.workload.one_off() else None,
+            s.deadline_days,
         ),
         dropped=cs.dropped,
         dropped_examples=cs.examples,

@@ -8,6 +8,7 @@ from typing import Any
 from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
+from gpuwise.advise.labels import option_label
 from gpuwise.advise.margin import band_fields
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.reasons import message, rule_text
@@ -20,6 +21,7 @@ from gpuwise.advise.report_model import (
     SizedConfig,
     TextItem,
     Tie,
+    TimeTie,
 )
 from gpuwise.advise.sized import Sized
 from gpuwise.catalog import Catalog
@@ -154,20 +156,23 @@ def _first_line(plan: Plan) -> str:
         return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
     verdict_key = "owned" if a.already_owned and a.buy_or_rent == "buy" else a.buy_or_rent
-    if best.cost.unpriced:
-        items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
-        verdict = t(f"plan.verdict_{verdict_key}")
-        return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
-    if a.buy_or_rent == "either" and a.either:
+    items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
+    if a.buy_or_rent == "either" and a.either:  # a near tie keeps what decides it, floor or not
         e = a.either
-        return t(
+        tied = [o.cost.total for o in plan.options if option_label(o) in (e.own, e.rent)]
+        text = t(
             "plan.answer_either",
             own=e.own,
             rent=e.rent,
             margin=e.margin,
-            total=total,
+            total=money(min(tied, default=best.cost.total), cur),
             decides=either_deciders(e, plan.scenario.months),
         )
+        unpriced = t("plan.either_unpriced", option=option_label(best), items=items)
+        return text + (unpriced if items else "")
+    if best.cost.unpriced:
+        verdict = t(f"plan.verdict_{verdict_key}")
+        return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
     return t(f"plan.answer_{verdict_key}", total=total, monthly=monthly)
 
 
@@ -203,6 +208,8 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         lines.append(line)
     else:
         lines.append(_card_line(cat, plan.options[0].candidate, card, a))
+    if a.decided_by_time:
+        lines[-1] += time_tie_text(a.decided_by_time)
     if a.cloud:
         line = t(
             "plan.answer_cloud",
@@ -214,6 +221,27 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     else:
         lines.append(t("plan.answer_no_cloud_owned" if a.already_owned else "plan.answer_no_cloud"))
     return lines
+
+
+def time_tie_text(x: TimeTie) -> str:
+    """Why a run ranks above a cheaper one it is tied with: it ends sooner, and with a deadline,
+    the slack each leaves at the long end of its band (advise/ties.py)."""
+    text = t(
+        "plan.tie_by_time",
+        cheaper=x.cheaper,
+        margin=x.margin,
+        hours=x.shorter_hours,
+        long=x.shorter_long_hours,
+        other_hours=x.cheaper_hours,
+        other_long=x.cheaper_long_hours,
+    )
+    if x.deadline_hours is None:
+        return text
+    spare, other = x.deadline_hours - x.shorter_long_hours, x.deadline_hours - x.cheaper_long_hours
+    deadline = x.deadline_hours
+    if other >= 0:
+        return text + t("plan.tie_by_time_spare", other_spare=other, spare=spare, deadline=deadline)
+    return text + t("plan.tie_by_time_miss", other_miss=-other, spare=spare, deadline=deadline)
 
 
 def _card_line(cat: Catalog, c: Candidate, card: str, a: Answers) -> str:

@@ -50,6 +50,20 @@ class Either(Frozen):
     )
 
 
+class TimeTie(Frozen):
+    """A cost tie between two runs settled by time: the first option ends sooner than a
+    cheaper one whose total is within `margin` of its own (advise/ties.py)."""
+
+    shorter: str
+    shorter_hours: float
+    shorter_long_hours: float = Field(description="the long (p90) end of its band")
+    cheaper: str
+    cheaper_hours: float
+    cheaper_long_hours: float
+    margin: float
+    deadline_hours: float | None = None
+
+
 class Answers(Frozen):
     """Buy or rent, which vendor and card, which cloud and billing (None: no ranked option)."""
 
@@ -61,6 +75,8 @@ class Answers(Frozen):
     systems: int | None = None
     cloud: CloudAnswer | None = None
     either: Either | None = None
+    decided_by_time: TimeTie | None = None
+    """A run or batch tied on cost with a cheaper one and ranked first for ending sooner."""
     already_owned: bool = False
     """The first option runs on hardware the user already owns: "buy" then means keep using
     it, with nothing to buy (the answer says so instead of "Buy")."""

@@ -35,7 +35,7 @@ def describe(v: ExportView) -> str:
     """One line naming the option: number, seller or own hardware, devices and the format."""
     where = v.label
     return (
-        f"plan option {v.number}: {where}; {v.devices} x {v.gpu} on {v.machines} machine(s); "
+        f"plan option {v.number}: {where}; {v.hardware} on {v.machines} machine(s); "
         f"{v.model_id} {v.quant} on {v.engine}"
     )
 

@@ -3,8 +3,10 @@
 The plan sized each request's KV cache (the whole context for local chat, where Ollama
 allocates it up front) and the number of requests served at once; Ollama allocates num_ctx
 tokens per parallel slot, so num_ctx is the plan's KV tokens per request and
-OLLAMA_NUM_PARALLEL its concurrency. num_gpu offloads every layer (the plan fitted the whole
-model on the GPU), the KV-cache type is the one the estimate used, and flash attention is on
+OLLAMA_NUM_PARALLEL its concurrency. num_gpu offloads every layer where the plan fitted the
+whole model on the GPU, and only the blocks the cards hold where it runs the rest from system
+RAM (CPU offload: the blocks' share left on the cards, rounded down, the output layer in RAM
+with the last blocks), the KV-cache type is the one the estimate used, and flash attention is on
 where the estimate assumed it.
 """
 
@@ -23,7 +25,10 @@ def num_ctx(v: ExportView) -> int:
 
 
 def num_gpu(v: ExportView, t: ExportTables) -> int:
-    """Layers to offload: all of the model's blocks and its output layer."""
+    """Layers to put on the GPU: all of the model's blocks and its output layer, or, where the
+    plan runs a share of the weights from system RAM, the blocks the rest amounts to."""
+    if v.offload_fraction:
+        return int(v.model_layers * (1 - v.offload_fraction))
     return v.model_layers + int(t.setting("ollama_output_layers"))
 
 

@@ -75,6 +75,22 @@ class ExportView:
     """Machines one serving replica spans (export refuses: no multi-node launch is written)."""
     step_tokens: int | None = None
     """The engine step token budget the plan chose (None: the engine's default)."""
+    cards: tuple[tuple[str, int], ...] = ()
+    """Every card the option runs on, by id and count: the owned cards kept, then those bought
+    and added beside them (a layer split over unlike cards); empty: `devices` × `gpu`."""
+    offload_fraction: float | None = None
+    """Share of the weights run from system RAM beside the cards (CPU offload)."""
+
+    @property
+    def hardware(self) -> str:
+        """The cards as a launch file's comment names them: '1 x rtx-4090 + 1 x rtx-3090'
+        for an owned card kept with one added, '2 x rtx-4090' for two alike, with the share
+        of the weights in system RAM where some are offloaded."""
+        cards = self.cards or ((self.gpu, self.devices),)
+        text = " + ".join(f"{n} x {g}" for g, n in cards)
+        if self.offload_fraction:
+            text += f" + system RAM ({self.offload_fraction:.0%} of the weights)"
+        return text
 
     @property
     def devices_per_node(self) -> int:
@@ -165,7 +181,17 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         checkpoint_bytes=_checkpoint_bytes(cat, model, w.kind, cfg.quant),
         machines_per_replica=cfg.machines_per_replica or 1,
         step_tokens=cfg.step_tokens,
+        cards=_cards(o),
+        offload_fraction=o.candidate.offload_fraction or None,
     )
+
+
+def _cards(o: Option) -> tuple[tuple[str, int], ...]:
+    """The owned cards kept and the cards added beside them; () for one kind of card."""
+    c = o.candidate
+    if not c.owned_kept:
+        return ()
+    return (*c.owned_kept, (c.gpu.id, c.cards or c.count))
 
 
 def _hf_repo(name: str, model: LlmModel) -> str | None:

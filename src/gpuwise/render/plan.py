@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gpuwise.advise.fired import money
-from gpuwise.advise.report_model import PlanOption, PlanReport
+from gpuwise.advise.report_model import PlanOption, PlanReport, RuleItem
 from gpuwise.i18n import t
 from gpuwise.render.estimate import gib
 
@@ -113,6 +113,13 @@ def options_table(report: PlanReport) -> Table:
     return table
 
 
+def _not_said(report: PlanReport) -> list[RuleItem]:
+    """The first option's rules, less those the plan's 'Why' already says word for word (an
+    owned card kept with RAM or an added one: the same sentence, once)."""
+    said = {r.text for r in report.rules}
+    return [r for r in report.options[0].rules if r.text not in said]
+
+
 def render_plan(console: Console, report: PlanReport) -> None:
     """Answers first, then the options, then why (rules) and what to change when nothing fits."""
     for line in report.answer_text:
@@ -134,10 +141,13 @@ def render_plan(console: Console, report: PlanReport) -> None:
     if report.options:
         console.print()
         best = report.options[0]
-        console.print(t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}"))
-        for r in best.rules:
+        shaped = _not_said(report)
+        if shaped:
+            console.print(t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}"))
+        for r in shaped:
             console.print(f"• [{r.id}] {r.text}")
-        console.print()
+        if shaped:
+            console.print()
         console.print(t("plan.risks_title"))
         for o in report.options[:3]:
             for risk in o.risks:
@@ -190,8 +200,9 @@ def markdown(report: PlanReport) -> str:
     if report.options:
         best = report.options[0]
         title = t("plan.best_rules_title", option=f"{_hardware(best)} {_where(best)}")
-        lines += ["", f"## {title.rstrip(':：')}", ""]
-        lines += [f"- **{r.id}**: {r.text}" for r in best.rules]
+        shaped = _not_said(report)
+        lines += ["", f"## {title.rstrip(':：')}", ""] if shaped else []
+        lines += [f"- **{r.id}**: {r.text}" for r in shaped]
     if report.unchecked:
         lines += ["", f"## {t('plan.unchecked_title').rstrip(':：')}", ""]
         for o in report.unchecked:
