@@ -8,14 +8,17 @@ read as "80GB", and every separator removed.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable
 
 _VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|amd|radeon|instinct|intel|huawei|google|apple)\b")
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize(name: str) -> str:
-    """Fold a name to the form used for lookup ("NVIDIA A100 80G" → "a10080gb")."""
+    """Fold a name to the form used for lookup ("NVIDIA A100 80G" → "a10080gb"); remembered,
+    as the planner folds the same few names for every candidate."""
     s = name.strip().lower()
     s = _VENDOR_WORDS.sub(" ", s)
     s = re.sub(r"(\d)\s*g\b", r"\1gb", s)

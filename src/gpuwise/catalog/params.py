@@ -112,8 +112,26 @@ def norm_params(m: LlmModel) -> int:
     return per_norm * (m.norms_per_layer * m.layers + 1 + (1 if m.embedding_norm else 0))
 
 
+_COUNTED: dict[int, tuple[LlmModel, ParamCounts]] = {}
+"""count_params by model object: the planner asks it thousands of times a search for the same
+few models. Keyed by identity (the models are frozen, but their lists make them unhashable);
+each entry keeps its model alive so an id is never reused while it is in here; bounded."""
+
+
 def count_params(m: LlmModel) -> ParamCounts:
-    """Split a model's parameters into embedding, attention, dense FFN, experts and the rest."""
+    """Split a model's parameters into embedding, attention, dense FFN, experts and the rest
+    (remembered per model object: see _COUNTED)."""
+    hit = _COUNTED.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    if len(_COUNTED) >= 4096:
+        _COUNTED.clear()
+    counts = _count_params(m)
+    _COUNTED[id(m)] = (m, counts)
+    return counts
+
+
+def _count_params(m: LlmModel) -> ParamCounts:
     h = m.hidden_size
     embedding = m.vocab_size * h + m.learned_positions * h
     lm_head = 0 if m.tied_embeddings else m.vocab_size * h + (m.vocab_size if m.lm_head_bias else 0)
