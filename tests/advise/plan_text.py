@@ -81,6 +81,11 @@ ALLOWED_IN_ZH = frozenset(
         "bf16",
         "fp16",
         "fp8",
+        "FP8",
+        "W8A8",  # Ascend's integer quantization schemes (weights/activations bits)
+        "W8A16",
+        "W4A8",
+        "W4A16",
         "fp32",
         "int8",
         "int4",
@@ -197,8 +202,8 @@ def _i18n_namespaces() -> frozenset[str]:
 def _catalog_strings(cat: Catalog) -> list[str]:
     """Every name or id the catalog gives a thing a reader may see named (longest first)."""
     names: set[str] = set()
-    for g in cat.gpus:
-        names |= {g.id, g.name, *g.aliases}
+    for g in cat.gpus:  # an architecture is a product name too ("MUSA (3rd gen)", "Da Vinci")
+        names |= {g.id, g.name, g.architecture or "", *g.aliases}
     for m in cat.models:
         names |= {m.id, m.name, *m.hf_repos, *m.ollama_tags, *m.aliases}
     for p in cat.providers.values():

@@ -5,9 +5,12 @@ an office GeForce card without its licence and uptime risks."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from typing import Any
 
+from gpuwise.advise.candidates import DOMESTIC_VENDORS
+from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.engines import POOLING_GGUF, POOLING_QUANTS, ladder
 from gpuwise.advise.fixes import merge_patches, smaller_siblings
 from gpuwise.advise.plan import Plan, make_plan
@@ -115,11 +118,26 @@ def test_combined_fix_merges_workload_keys() -> None:
 
 
 def test_domestic_short_project_names_unpriced_domestic_rentals() -> None:
+    """Without a priced domestic rental the plan names the clouds that rent Ascend (Huawei
+    first); once one is priced (AutoDL's Ascend 910B2 and MTT S4000 since 2026-12-06) it ranks
+    that rental instead and the note goes. The plan is stripped of its domestic rentals to check
+    the first half, since the catalog now prices some."""
     data = _serve("qwen2.5:7b", domestic_only=True, months=1)
-    notes = {k: p for k, p in _plan(data).assumptions}
+    plan = _plan(data)
+    assert any(_domestic_rental(o) for o in plan.options)
+    assert "plan.note_domestic_rentals_unpriced" not in {k for k, _ in plan.assumptions}
+    kept = {
+        f: [o for o in getattr(plan, f) if not _domestic_rental(o)]
+        for f in ("options", "infeasible", "unchecked", "set_aside")
+    }
+    notes = dict(domestic_rental_note(load_catalog(), dataclasses.replace(plan, **kept)))
     assert notes["plan.note_domestic_rentals_unpriced"]["provider"] == "huawei"
     on_premises = _plan({**data, "data_may_leave": False})
     assert "plan.note_domestic_rentals_unpriced" not in {k for k, _ in on_premises.assumptions}
+
+
+def _domestic_rental(o: Any) -> bool:
+    return bool(o.candidate.kind == "rent" and o.candidate.gpu.vendor in DOMESTIC_VENDORS)
 
 
 def test_public_api_on_owned_geforce_states_licence_and_uptime_risks() -> None:

@@ -64,7 +64,9 @@ def rentals(plan: Plan) -> list[Any]:
 def test_one_off_run_is_billed_by_the_hour_not_a_month() -> None:
     plan = plan_for(ONE_OFF)
     best = plan.options[0]
-    assert best.candidate.kind == "rent" and best.candidate.billing == "on-demand"
+    # billed by the hour: on-demand, or spot where the job has no deadline (共绩算力's L40S
+    # spot since 2026-12-06); never a monthly bill
+    assert best.candidate.kind == "rent" and best.candidate.billing in ("on-demand", "spot")
     with_monthly = [o for o in rentals(plan) if "monthly" in o.billing_alternatives]
     assert with_monthly, "no offer sold both by the hour and by the month"
     for o in with_monthly:

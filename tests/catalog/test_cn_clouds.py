@@ -2,13 +2,15 @@
 holds for mainland-China providers, that each is priced in mainland China, and that a provider
 whose GPU prices are only behind a log-in says so with a source.
 
-The issue aims at 150 offers over 12 providers. The provider aim is met (12 on 2026-12-05:
-Alibaba's 2023 ECS list, Featurize's 2021 table and 共绩算力 joined). The stored public material
+The issue aims at 150 offers over 12 providers. The provider aim was met on 2026-12-05 (Alibaba's
+2023 ECS list, Featurize's 2021 table and 共绩算力 joined) and the offer aim on 2026-12-06 (152
+over 13 providers), when AutoDL joined with its per-card list prices and 2/4/8-card instances
+(A800, H800, H20, L20, A100 80GB, RTX 4090, Ascend 910B2) and 共绩算力 and 矩池云 gained rows,
+all read by a public research note on 2026-10-04. Before that the stored public material
 gave far fewer citable prices than 150 (Huawei, Volcano Engine, AutoDL and Kingsoft publish no GPU
 price list that could be read, the big clouds show current prices only after log-in; a second
 search on 2026-12-05 for H20, H800, A800, L20 and Ascend 910B rentals found no citable price
-beyond Compshare's and 晨涧云's), so the floor below is what the catalog holds today; the offer
-aim is kept as an expected failure that turns into a pass when enough sourced offers arrive.
+beyond Compshare's and 晨涧云's), so the floor below was what the catalog held then.
 A third pass on 2026-12-06 read the whole history of the UCloud UHost/GPU docs and of Featurize's
 price page, Compshare's docs (billing, GPU types, release notes, spot) and Tencent's GPU price
 pages (the extra rows there are for cards the catalog has no entry for: P106, GTX 1660 and
@@ -28,10 +30,10 @@ from gpuwise.advise.regions import find_region, offer_in_region
 from gpuwise.catalog import load_catalog
 from gpuwise.catalog.catalog import Catalog
 
-FLOOR_OFFERS = 100
-"""CN offers on 2026-12-06 (99 on 2026-12-05, 57 on 2026-12-04, 37 before issue 29): a data
-change that loses any fails here."""
-FLOOR_PROVIDERS = 12
+FLOOR_OFFERS = 152
+"""CN offers on 2026-12-06 after AutoDL joined (100 earlier that day, 99 on 2026-12-05, 57 on
+2026-12-04, 37 before issue 29): a data change that loses any fails here."""
+FLOOR_PROVIDERS = 13
 AIM_OFFERS, AIM_PROVIDERS = 150, 12
 
 
@@ -56,7 +58,6 @@ def test_cn_providers_reach_the_issue_aim(cat: Catalog) -> None:
     assert len(cn_offers(cat)) >= AIM_PROVIDERS
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29 item 4: not enough citable CN GPU prices yet")
 def test_cn_offers_reach_the_issue_aim(cat: Catalog) -> None:
     assert sum(cn_offers(cat).values()) >= AIM_OFFERS
 
@@ -125,3 +126,24 @@ def test_ucloud_gpu_hosts_follow_the_price_page_rule(cat: Catalog) -> None:
         assert by_billing["monthly"] == pytest.approx(monthly), o.instance
         assert by_billing["yearly"] == pytest.approx(monthly * 10), o.instance
         assert by_billing["on-demand"] == pytest.approx(monthly * 1.5 / 720, abs=0.005), o.instance
+
+
+def test_cn_has_eight_card_nodes_of_the_cards_domestic_training_runs_on(cat: Catalog) -> None:
+    """A continued-pretraining job in mainland China rents an 8-card A800/H800/H20 node; the CN
+    data must offer such nodes, not only 8× V100 and 2023-priced A100 SKUs (blind wave 9, w9-04)."""
+    cn = {p.id for p in cat.providers.values() if p.region_kind == "cn"}
+    eight = {o.gpu for o in cat.offers if o.provider in cn and o.gpu_count == 8}
+    assert {"a800", "h800", "h20", "l20", "a100-80gb", "rtx-4090"} <= eight
+
+
+def test_autodl_multi_card_offers_are_n_times_the_card_price(cat: Catalog) -> None:
+    """AutoDL prices per card and rents a host's cards by count, so every ×n offer costs n × the
+    ×1 offer of the same card: a typo in one of the derived rows fails here."""
+    offers = [o for o in cat.offers if o.provider == "autodl"]
+    single = {o.gpu: o.price("on-demand") for o in offers if o.gpu_count == 1}
+    multi = [o for o in offers if o.gpu_count > 1]
+    assert len(multi) >= 20
+    for o in multi:
+        one, many = single[o.gpu], o.price("on-demand")
+        assert one is not None and many is not None, o.instance
+        assert many.amount == pytest.approx(one.amount * o.gpu_count, abs=0.005), o.instance

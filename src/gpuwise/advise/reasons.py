@@ -154,9 +154,10 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
     o.rules.append(("sized-format", params))
     if choice and choice.refused:
         first = choice.refused[0][1]
+        # an unknown verdict has no note: say it is undocumented, not that the engine refuses it
         o.rules.append(
             (
-                "format-not-run",
+                "format-not-run" if first.note_en else "format-not-documented",
                 {
                     "engine": z.engine,
                     "formats": ", ".join(q for q, _ in choice.refused),
