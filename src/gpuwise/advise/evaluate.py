@@ -96,7 +96,16 @@ def best_use_of_each_system(ranked: list[Option]) -> list[Option]:
 def caveated(o: Option) -> bool:
     """A framework or the chosen format runs on this card only partly (ROCm, CANN, XLA gaps,
     experimental kernels): real work to make it go, on top of the price."""
-    return o.sized.support == "partial" or any(k == "risk.partial_support" for k, _ in o.risks)
+    return caveats(o) > 0
+
+
+def caveats(o: Option) -> int:
+    """How many layers run only partly: the framework's stack on the card (vllm-ascend, ROCm
+    gaps: risk.partial_support) and the chosen format on it (an engine fork's undocumented
+    16-bit path). Two partial layers are more porting work than one, so between two caveated
+    options the one with fewer ranks first (plan._rank_key), whatever a few yuan say."""
+    stack = any(k == "risk.partial_support" for k, _ in o.risks)
+    return int(stack) + int(o.sized.support == "partial")
 
 
 def incomplete_capex(o: Option) -> bool:

@@ -6,6 +6,8 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option, incomplete_capex
+from gpuwise.advise.fired_billing import SHOWN, billing_rule, why_no_spot
+from gpuwise.advise.fired_billing import money as money
 from gpuwise.advise.labels import candidate_words, hardware_words, option_label
 from gpuwise.advise.outcome import break_even_of, hours_per_day_of
 from gpuwise.advise.site import site_rules
@@ -13,18 +15,12 @@ from gpuwise.catalog import Catalog
 from gpuwise.cost.power import assumption
 from gpuwise.cost.rent import HIDDEN_ITEMS
 from gpuwise.cost.resolve import Context
-from gpuwise.i18n import LANGS, get_lang, t, unsigned_zero
+from gpuwise.i18n import LANGS, get_lang, t
 
 if TYPE_CHECKING:
     from gpuwise.advise.outcome import Plan
 
 Fired = tuple[str, dict[str, Any]]
-SYMBOL = {"CNY": "¥", "USD": "$", "EUR": "€"}
-
-
-def money(amount: float, currency: str) -> str:
-    """¥41,844 / $1,234."""
-    return f"{SYMBOL.get(currency, '')}{unsigned_zero(f'{amount:,.0f}')}"
 
 
 _label = option_label
@@ -149,39 +145,11 @@ def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
     return out
 
 
-def _billing_rule(plan: Plan) -> list[Fired]:
-    """Monthly against hourly billing, for the best-ranked offer that has both modes.
-
-    Offers are taken in rank order, so the comparison is about a card the plan would use, not
-    the first offer in the catalog that happens to sell both ways. Each offer is ranked once, in
-    its cheapest mode; the other modes' totals ride along on it (advise.billing).
-    """
-    for o in plan.options + plan.infeasible:
-        c = o.candidate
-        if c.kind != "rent" or not c.offer or not c.provider or not c.billing:
-            continue
-        modes = {c.billing: o.cost.total, **o.billing_alternatives}
-        if "monthly" in modes and "on-demand" in modes:
-            name = c.provider.name_zh if get_lang() == "zh" else c.provider.name_en
-            return [
-                (
-                    "monthly-billing",
-                    {
-                        "busy_hours_per_month": o.busy_hours_per_month,
-                        "option": f"{name} {c.offer.instance}",
-                        "monthly_cost": money(modes["monthly"], plan.currency),
-                        "hourly_cost": money(modes["on-demand"], plan.currency),
-                    },
-                )
-            ]
-    return []
-
-
 def _option_rules(plan: Plan) -> list[Fired]:
     """The rules that shaped the top options, once each, with the first option's numbers."""
     out: list[Fired] = []
     seen: set[str] = set()
-    for o in plan.options[:5]:
+    for o in plan.options[:SHOWN]:
         for rule, params in o.rules:
             if rule in seen or rule in PER_OPTION_ONLY:
                 continue
@@ -243,7 +211,8 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
                 )
             )
     if n.get("spot-not-for-this-job") and plan.scenario.workload.kind != "local":
-        out.append(("spot-not-for-this-job", {"count": n["spot-not-for-this-job"]}))
+        reason = why_no_spot(plan.scenario)
+        out.append(("spot-not-for-this-job", {"count": n["spot-not-for-this-job"], **reason}))
     if n.get("region"):
         out.append(("region", {"region": plan.scenario.region, "count": n["region"]}))
     return out
@@ -341,7 +310,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("rent-short-project", {"months": s.months, "resale_pct": pct}))
     if rent:
         out += _rent_rules(plan, rent)
-    out += _billing_rule(plan)
+    out += billing_rule(plan)
     out = _owned_unfit_rule(cat, plan) + out
     out += _vram_rule(cat, plan) + _local_rules(plan) + site_rules(plan)
     return out + _dropped_rules(cat, plan) + _option_rules(plan)

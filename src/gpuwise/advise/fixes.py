@@ -161,7 +161,8 @@ def smaller_siblings(cat: Catalog, model: LlmModel) -> list[LlmModel]:
     """Smaller models that do the same job, largest first: the same family and task (an
     embedder is never replaced by a chat model), with vision only where the model has it. One
     per parameter count, the closest name (same generation) first, so that 13B, 8B, 7B, 3B
-    are each tried in turn: halving the size would skip the 8B after a 13B."""
+    are each tried in turn: halving the size would skip the 8B after a 13B. A previous
+    generation is not offered (_previous_generation)."""
     same_job = [
         m
         for m in cat.models
@@ -169,6 +170,7 @@ def smaller_siblings(cat: Catalog, model: LlmModel) -> list[LlmModel]:
         and m.task == model.task
         and m.params_b < model.params_b
         and (m.vision is None) == (model.vision is None)
+        and not _previous_generation(cat, m, model)
     ]
     ranked = sorted(same_job, key=lambda m: (-m.params_b, -_shared_prefix(m.id, model.id), m.id))
     out: list[LlmModel] = []
@@ -176,6 +178,17 @@ def smaller_siblings(cat: Catalog, model: LlmModel) -> list[LlmModel]:
         if not out or abs(out[-1].params_b - m.params_b) > 0.05 * m.params_b:
             out.append(m)
     return out
+
+
+def _previous_generation(cat: Catalog, sibling: LlmModel, model: LlmModel) -> bool:
+    """A sibling released well before the model (plan assumption sibling_generation_gap_months):
+    a step back a generation (Llama 2 13B for Llama 3.1 70B), which a smaller current model
+    beats. Unknown dates keep the sibling."""
+    if sibling.release is None or model.release is None:
+        return False
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
+    gap_days = float(values["sibling_generation_gap_months"]) * 365.25 / 12
+    return (model.release - sibling.release).days > gap_days
 
 
 def _shared_prefix(a: str, b: str) -> int:

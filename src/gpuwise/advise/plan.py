@@ -23,7 +23,7 @@ from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
     Option,
     best_use_of_each_system,
-    caveated,
+    caveats,
     check_constraints,
     incomplete_capex,
     price,
@@ -235,7 +235,8 @@ def _marketplace_tier(s: Scenario, o: Option) -> bool:
 def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support). Cards the user
+    capacity — before one that needs framework or kernel work (partial support), and one partial
+    layer (the stack) before two (the stack and the format: evaluate.caveats). Cards the user
     already owns are not moved down for partial support: it is a stated risk, and money spent
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
@@ -248,13 +249,13 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     user already owns ranks first among options within `margin` of its cost (the prices' own
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, int, bool, float, float, str]:
         total = ranking_total(o.cost.total, o.risks)
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
             s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
-            s.ops_capacity != "strong" and caveated(o) and not o.candidate.already_owned,
+            0 if s.ops_capacity == "strong" or o.candidate.already_owned else caveats(o),
             _marketplace_tier(s, o),
             total / (1 + margin) if o.candidate.already_owned else total,
             o.time_hours or 0.0,
