@@ -23,6 +23,7 @@ NEW_MODELS = [
     "gte-qwen2-7b-instruct",
     "qwen3.5-9b",
     "qwen3.5-4b",
+    "minimax-m2.1",
 ]
 
 
