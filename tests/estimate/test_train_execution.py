@@ -10,10 +10,10 @@ Megatron-LM's operator fusion +11 to +19%).
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from gpuwise.advise.scenario import Workload
 from gpuwise.catalog import load_catalog
