@@ -8,9 +8,9 @@ step runs (eager PyTorch, torch.compile, fused kernels such as Liger or Unsloth,
 framework such as Megatron; speed.toml `train_execution`, each figure sourced). FP8 training
 (Transformer Engine, torchao Float8Linear) runs the linear layers' GEMMs on FP8 tensor cores
 where the card has them — twice the 16-bit rate on Ada, Hopper and Blackwell — while attention
-stays 16-bit; a card without an FP8 unit runs the 16-bit rate. Communication: the data-parallel gradient (or FSDP parameter) traffic of
-each GPU's share of the weights on the actual link, and a MoE's expert-parallel all-to-all, each
-less what overlaps with compute; optimizer offload over PCIe. A quantized frozen base (QLoRA)
+stays 16-bit; a card without an FP8 unit runs the 16-bit rate. Communication: the data-parallel
+gradient (or FSDP parameter) traffic of each GPU's share of the weights on the actual link, and a
+MoE's expert-parallel all-to-all, each less what overlaps with compute; optimizer offload over PCIe. A quantized frozen base (QLoRA)
 is dequantized to a 16-bit copy before each matmul that uses it, once per micro-step whatever its
 token count (dequant_seconds).
 """
