@@ -10,9 +10,9 @@ framework such as Megatron; speed.toml `train_execution`, each figure sourced). 
 where the card has them — twice the 16-bit rate on Ada, Hopper and Blackwell — while attention
 stays 16-bit; a card without an FP8 unit runs the 16-bit rate. Communication: the data-parallel
 gradient (or FSDP parameter) traffic of each GPU's share of the weights on the actual link, and a
-MoE's expert-parallel all-to-all, each less what overlaps with compute; optimizer offload over PCIe. A quantized frozen base (QLoRA)
-is dequantized to a 16-bit copy before each matmul that uses it, once per micro-step whatever its
-token count (dequant_seconds).
+MoE's expert-parallel all-to-all, each less what overlaps with compute; optimizer offload over
+PCIe. A quantized frozen base (QLoRA) is dequantized to a 16-bit copy before each matmul that
+uses it, once per micro-step whatever its token count (dequant_seconds).
 """
 
 from __future__ import annotations
