@@ -126,3 +126,15 @@ def test_ubatch_sets_the_prefill_step(cli) -> None:  # type: ignore[no-untyped-d
     assert b["speed"]["prefill_tokens_per_s"] > d["speed"]["prefill_tokens_per_s"]
     bad = cli("estimate", *base, "--ubatch", "0")
     assert bad.code == 2 and "--ubatch" in bad.err and "Traceback" not in bad.err
+
+
+def test_estimate_execution_flag_speeds_up_a_compiled_run(cli) -> None:  # type: ignore[no-untyped-def]
+    base = ("estimate", "llama3.1:8b", "--mode", "lora", "--gpu", "a100-80gb")
+    runs = {}
+    for mode in ("eager", "compiled"):
+        res = cli(*base, "--train-tokens", "1e8", "--execution", mode, "--json")
+        assert res.code == 0, res.err
+        speed = res.json()["speed"]
+        assert speed["factors"]["execution"] == mode
+        runs[mode] = speed["train_tokens_per_s"]
+    assert runs["compiled"] > 1.1 * runs["eager"]

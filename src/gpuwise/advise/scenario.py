@@ -107,6 +107,11 @@ class Workload(_Strict):
     grad_checkpointing: bool | None = None
     engine: str | None = None
     quant: str | None = None
+    execution: Literal["eager", "compiled", "fused", "framework"] | None = None
+    """How a training step runs: eager PyTorch, compiled (torch.compile, e.g. torchtune with
+    compile=True), fused kernels (Liger, Unsloth) or a fused-kernel framework (Megatron, NeMo).
+    None: the engine's default (the catalog's `train_execution`: eager for Hugging Face and
+    torchtune's shipped configs, fused for Unsloth)."""
 
     def batch_requests(self) -> int:
         """Requests of a one-off batch job: a serve workload given `samples` answers N prompts

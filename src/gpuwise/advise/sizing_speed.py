@@ -51,6 +51,7 @@ def speed_of(
                 epochs=w.epochs,
                 node_gpus=si.scale.node_devices or None,
                 network_gbps_per_node=si.scale.network_gbps_per_node,
+                execution=w.execution,
             )
             sp = training_speed(r, si.sc, inputs)
             tps = sp.train_tokens_per_s or 0.0

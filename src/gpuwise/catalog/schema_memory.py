@@ -98,6 +98,10 @@ class Engine(Sourced):
     code keeps each expert an nn.Module in a list and loops over the experts a batch routes to),
     so every expert of every MoE layer costs its own kernel launches in every pass, where grouped
     GEMM kernels (Megatron, fused MoE) run all of a layer's experts in a few launches."""
+    train_execution: Literal["eager", "compiled", "fused", "framework"] = "eager"
+    """How the engine runs a training step by default (catalog/schema_speed.py `Execution`):
+    what its shipped configs do when the user says nothing (torchtune's recipes ship with
+    compile off; Unsloth always patches in its fused kernels)."""
     logits_last_token_only: bool = True
     chunked_cross_entropy: bool = False
     norm_fp32_upcast: bool = True

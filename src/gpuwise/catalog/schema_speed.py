@@ -188,6 +188,26 @@ class TrainEfficiency(Sourced):
     calibrated_on: list[str] = Field(default_factory=list)
 
 
+Execution = Literal["eager", "compiled", "fused", "framework"]
+"""How a training step's non-GEMM work runs: eager PyTorch (one kernel per operator, Hugging Face
+Trainer/PEFT, LLaMA-Factory), compiled (torch.compile fuses the elementwise chains, torchtune
+with compile=True), hand-fused kernels patched into an eager loop (Liger, Unsloth), or a
+framework built on fused kernels throughout (Megatron, NeMo, MindFormers)."""
+
+
+class TrainExecution(Sourced):
+    """Throughput of a training step run one way over the same step run eagerly.
+
+    The fitted training utilisations are eager-equivalent (each measurement's share divided by
+    its run's speed-up); an estimate multiplies them back by its own run's speed-up. `low` and
+    `high` are the range the published comparisons span."""
+
+    id: Execution
+    speedup: float = Field(ge=1)
+    low: float = Field(ge=1)
+    high: float = Field(ge=1)
+
+
 class MatmulFraction(Sourced):
     """Measured maximum achievable matmul throughput as a fraction of the dense peak."""
 
@@ -272,6 +292,7 @@ SPEED_KINDS: dict[str, type[BaseModel]] = {
     "error_band": ErrorBand,
     "step_launch": StepLaunch,
     "train_efficiency": TrainEfficiency,
+    "train_execution": TrainExecution,
     "matmul_fraction": MatmulFraction,
     "link_model": LinkModel,
     "host_memory": HostMemory,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
 import typer
 
 from gpuwise.cli.estimate_options import with_job_options
@@ -35,6 +36,12 @@ def register(app: typer.Typer) -> None:
         cpu_bandwidth: float = typer.Option(
             None, "--cpu-bandwidth", help=t("est.opt_cpu_bw"), click_type=number("cpu_bandwidth")
         ),
+        execution: str = typer.Option(
+            None,
+            "--execution",
+            help=t("est.opt_execution"),
+            click_type=click.Choice(["eager", "compiled", "fused", "framework"]),
+        ),
         as_json: bool = typer.Option(False, "--json", help=t("cli.opt_json")),
         job: JobOptions | None = None,
     ) -> None:
@@ -55,6 +62,7 @@ def register(app: typer.Typer) -> None:
             "epochs": epochs,
             "cpu_bandwidth_gbps": cpu_bandwidth,
             "gen_tokens": job.gen_tokens,
+            "execution": execution,
         }
         _run(model, gpu, as_json, job, opts)
 

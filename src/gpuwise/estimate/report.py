@@ -107,6 +107,7 @@ def speed_report(
         offload_fraction=offload,
         max_batch=max_batch(req, c, gpu) if opts.get("concurrency") else None,
         enforce_eager=bool(opts.get("enforce_eager", False)),
+        execution=opts.get("execution"),
     )
     if req.training:
         est = training_speed(r, sc, inputs)

@@ -82,6 +82,9 @@ class SpeedInputs:
     moe_expert_loop: bool | None = None
     """Training a MoE: whether the framework runs the routed experts one at a time (None: the
     engine's catalog flag; False for grouped-GEMM frameworks such as Megatron)."""
+    execution: str | None = None
+    """Training: how the step runs (eager, compiled, fused, framework; None: the engine's
+    catalog default), which scales the utilisation by its sourced speed-up over eager."""
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,7 @@ def prepare_case(
         model_parallel=int(case.get("tensor_parallel", 1)) * int(case.get("pipeline_parallel", 1)),
         expert_parallel=int(case.get("expert_parallel", 1)),
         moe_expert_loop=_MOE_KERNELS.get(str(case.get("moe_kernels"))),
+        execution=case.get("execution"),
     )
     return PreparedCase(case, resolve(req, mc), inputs)
 

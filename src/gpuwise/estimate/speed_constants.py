@@ -33,6 +33,7 @@ from gpuwise.catalog.schema_speed import (
     PrefillEfficiency,
     StepLaunch,
     TrainEfficiency,
+    TrainExecution,
 )
 from gpuwise.estimate.power import power_derate, power_references
 from gpuwise.estimate.speed_keys import ENGINE_FAMILY as ENGINE_FAMILY
@@ -77,6 +78,7 @@ class SpeedConstants(EngineLookups, PrefillLookups):
     schedulers: tuple[EngineScheduler, ...] = ()
     kv_reads: tuple[KvReadCost, ...] = ()
     bands: tuple[ErrorBand, ...] = ()
+    executions: tuple[TrainExecution, ...] = ()
     _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
     """Answers to lookups already made (the planner asks the same ones for every candidate);
     not an init field, so `replace` (fitted constants, power references) starts a new one."""
@@ -129,6 +131,7 @@ class SpeedConstants(EngineLookups, PrefillLookups):
             schedulers=kind("engine_scheduler"),
             kv_reads=kind("kv_read_cost"),
             bands=kind("error_band"),
+            executions=kind("train_execution"),
         )
         if power is None:
             return sc
@@ -255,6 +258,10 @@ class SpeedConstants(EngineLookups, PrefillLookups):
             expert_bandwidth_fraction=min(experts, hit.fraction) if experts else None,
             source=hit.source,
         )
+
+    def train_execution(self, execution: str) -> TrainExecution | None:
+        """The speed-up entry of an execution mode (None for eager or an unknown mode: ×1)."""
+        return _first(e for e in self.executions if e.id == execution)
 
     def matmul_entry(self, gpu: Gpu) -> MatmulFraction | None:
         """The achievable-matmul share measured on this GPU (`gpuwise calibrate`), else the

@@ -3,14 +3,16 @@
 A step takes 6 × parameters FLOPs per token (8 × with full activation recomputation; LoRA skips
 the weight gradients: 4 ×) plus attention, over GPUs × the sustained peak × the measured
 achievable-matmul share × the utilisation training reaches (fitted per precision, mode and
-architecture: data/speed_fitted.toml). FP8 training (Transformer Engine, torchao Float8Linear)
-runs the linear layers' GEMMs on FP8 tensor cores where the card has them — twice the 16-bit
-rate on Ada, Hopper and Blackwell — while attention stays 16-bit; a card without an FP8 unit
-runs the 16-bit rate. Communication: the data-parallel gradient (or FSDP parameter) traffic of
-each GPU's share of the weights on the actual link, and a MoE's expert-parallel all-to-all, each
-less what overlaps with compute; optimizer offload over PCIe. A quantized frozen base (QLoRA)
-is dequantized to a 16-bit copy before each matmul that uses it, once per micro-step whatever its
-token count (dequant_seconds).
+architecture: data/speed_fitted.toml, read back to an eagerly run step) × the speed-up of how the
+step runs (eager PyTorch, torch.compile, fused kernels such as Liger or Unsloth, or a fused-kernel
+framework such as Megatron; speed.toml `train_execution`, each figure sourced). FP8 training
+(Transformer Engine, torchao Float8Linear) runs the linear layers' GEMMs on FP8 tensor cores
+where the card has them — twice the 16-bit rate on Ada, Hopper and Blackwell — while attention
+stays 16-bit; a card without an FP8 unit runs the 16-bit rate. Communication: the data-parallel
+gradient (or FSDP parameter) traffic of each GPU's share of the weights on the actual link, and a
+MoE's expert-parallel all-to-all, each less what overlaps with compute; optimizer offload over
+PCIe. A quantized frozen base (QLoRA) is dequantized to a 16-bit copy before each matmul that
+uses it, once per micro-step whatever its token count (dequant_seconds).
 """
 
 from __future__ import annotations
@@ -68,38 +70,56 @@ def gemm_peak(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, str]:
     return peak_half_flops(gpu) * sc.power_derate(gpu), "bf16"
 
 
-def train_flops(r: Resolved, sc: SpeedConstants, gpu: Gpu) -> tuple[float, float, list[str]]:
+def execution_of(r: Resolved, execution: str | None = None) -> str:
+    """How the step runs: the one stated (a workload's or a measurement's), else the engine's
+    catalog default; "unknown" (a source that does not say) counts as eager."""
+    mode = execution or r.engine.train_execution
+    return "eager" if mode == "unknown" else mode
+
+
+def train_flops(
+    r: Resolved, sc: SpeedConstants, gpu: Gpu, execution: str | None = None
+) -> tuple[float, float, list[str]]:
     """Achieved 16-bit training FLOPS per GPU, its MFU, and the sources behind them.
 
     MFU = measured achievable-matmul share of the architecture × the share of that a training
-    mode reaches at this precision, so no architecture is credited with more than its matmul
-    ceiling; of the peak the card sustains (its power derate, estimate/power.py). Remembered
-    per card, mode, precision and model kind: the planner asks for every configuration.
+    mode reaches at this precision when run eagerly × the execution mode's speed-up over eager
+    (catalog speed.toml `train_execution`: torch.compile, fused kernels, Megatron-class
+    frameworks), at most the whole ceiling, so no architecture is credited with more than its
+    matmul ceiling; of the peak the card sustains (its power derate, estimate/power.py).
+    Remembered per card, mode, precision, model kind and execution: the planner asks for every
+    configuration.
     """
     kind = "moe" if r.req.model.moe else "dense"
-    key = ("train_flops", r.req.mode, precision_class(r), kind)
-    flops, mfu, sources = sc.per_card(key, gpu, lambda: _train_flops(r, sc, gpu, kind))
+    how = execution_of(r, execution)
+    key = ("train_flops", r.req.mode, precision_class(r), kind, how)
+    flops, mfu, sources = sc.per_card(key, gpu, lambda: _train_flops(r, sc, gpu, kind, how))
     return flops, mfu, list(sources)
 
 
 def _train_flops(
-    r: Resolved, sc: SpeedConstants, gpu: Gpu, kind: str
+    r: Resolved, sc: SpeedConstants, gpu: Gpu, kind: str, how: str
 ) -> tuple[float, float, list[str]]:
     util = sc.train_utilisation(r.req.mode, gpu.architecture, precision_class(r), kind)
+    speedup = sc.train_execution(how)
+    share = min(1.0, util.matmul_utilisation * (speedup.speedup if speedup else 1.0))
     ceiling = sc.matmul_entry(gpu)
-    mfu = (ceiling.fraction if ceiling else 1.0) * util.matmul_utilisation
+    mfu = (ceiling.fraction if ceiling else 1.0) * share
     sources = [
         *util.source_ids(),
+        *(speedup.source_ids() if speedup else []),
         *(ceiling.source_ids() if ceiling else []),
         *sc.power_source_ids(gpu),
     ]
     return peak_half_flops(gpu) * sc.power_derate(gpu) * mfu, mfu, sources
 
 
-def compute_seconds(r: Resolved, sc: SpeedConstants, gpu: Gpu, tokens: float) -> float:
+def compute_seconds(
+    r: Resolved, sc: SpeedConstants, gpu: Gpu, tokens: float, execution: str | None = None
+) -> float:
     """GEMM and attention time of `tokens` on one GPU: the linear layers at the precision's
     GEMM rate, attention at the 16-bit rate, both at the fitted share."""
-    half, _, _ = train_flops(r, sc, gpu)
+    half, _, _ = train_flops(r, sc, gpu, execution)
     linear = _passes(r) * r.req.model.active_params_b * 1e9
     gemm, _ = gemm_peak(r, sc, gpu)
     share = half / (peak_half_flops(gpu) * sc.power_derate(gpu))
@@ -224,10 +244,10 @@ def dequant_seconds(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> float:
 def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEstimate:
     """Step time, tokens/s and (with a token budget) total hours of training."""
     gpu, req = s.gpu, r.req
-    _, mfu, mfu_sources = train_flops(r, sc, gpu)
+    _, mfu, mfu_sources = train_flops(r, sc, gpu, s.execution)
     replicas = req.gpus // r.tp
     tokens = req.batch * req.seq_len
-    compute = compute_seconds(r, sc, gpu, tokens) / r.tp
+    compute = compute_seconds(r, sc, gpu, tokens, s.execution) / r.tp
     across_nodes = bool(s.node_gpus and req.gpus > s.node_gpus and s.network_gbps_per_node)
     link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
     link_bps = link_bandwidth_bps(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
@@ -257,6 +277,7 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
     hours = s.train_tokens * s.epochs / tps / 3600 if s.train_tokens else None
     factors = {
         "mfu": round(mfu, 3),
+        "execution": execution_of(r, s.execution),
         "gemm_rate": gemm_peak(r, sc, gpu)[1],
         "exposed_s": exposed,
         "offload_s": offload,
