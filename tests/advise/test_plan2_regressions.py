@@ -97,7 +97,11 @@ def test_smaller_model_fix_tries_each_size_of_the_family() -> None:
     cat = load_catalog()
     sizes = [m.params_b for m in smaller_siblings(cat, cat.model("llama-3.1-70b"))]
     assert sizes[:3] == sorted(sizes[:3], reverse=True)
-    assert 13.02 in sizes and 8.03 in sizes  # halving from 13B skipped the 8B
+    assert 8.03 in sizes and 3.21 in sizes  # each size in turn, not halving (which skips sizes)
+    assert len(sizes) == len(set(sizes))
+    # Llama 2 13B is a previous generation of Llama 3.1 (advise.fixes._previous_generation)
+    older = cat.model("llama-3.1-70b").model_copy(update={"release": None})
+    assert 13.02 in [m.params_b for m in smaller_siblings(cat, older)]
     eight = next(m for m in smaller_siblings(cat, cat.model("llama-3.1-70b")) if m.params_b == 8.03)
     assert eight.id == "llama-3.1-8b"  # same generation first among equal sizes
 

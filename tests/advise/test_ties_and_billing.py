@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from gpuwise.advise.answers import answers_of
-from gpuwise.advise.evaluate import incomplete_capex
+from gpuwise.advise.evaluate import caveated, incomplete_capex
 from gpuwise.advise.failover import failover_cost
 from gpuwise.advise.margin import at_risk_of_missing
-from gpuwise.advise.plan import Plan, caveated, make_plan
+from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.report import answer_lines
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog

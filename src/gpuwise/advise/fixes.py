@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 Fired = tuple[str, dict[str, Any]]
 MORE_GPUS = (64, 512)
 """Device limits tried for "allow more GPUs": a few racks, then a cluster (two plans at most)."""
+SMALLER_SHARE = 0.95
+"""A sibling counts as smaller below this share of the model's parameters: a revision of the
+same size (DeepSeek-V3.1 under V3.2) needs the same hardware and fixes nothing."""
 SIBLINGS_TRIED = 6
 """Smaller models of the same family and task tried, largest first (one per size)."""
 
@@ -168,7 +171,7 @@ def smaller_siblings(cat: Catalog, model: LlmModel) -> list[LlmModel]:
         for m in cat.models
         if m.family == model.family
         and m.task == model.task
-        and m.params_b < model.params_b
+        and m.params_b < model.params_b * SMALLER_SHARE
         and (m.vision is None) == (model.vision is None)
         and not _previous_generation(cat, m, model)
     ]

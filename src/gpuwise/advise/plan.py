@@ -149,6 +149,7 @@ def _search(
     values = {a.id: a.value for a in cat.extra("plan_assumption")}
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
+    batch_bits = values["batch_quality_floor_bits"] if s.workload.batch_requests() else None
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
     enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
     out = Search()
@@ -167,7 +168,11 @@ def _search(
         key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
             budgets = step_budgets(cat, choice.engine)
-            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets, memo=memo)
+            si = SizeInputs(
+                *(model, mc, sc, choice, defaults, scale, floor, budgets),
+                batch_floor_bits=batch_bits,
+                memo=memo,
+            )
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
@@ -356,7 +361,10 @@ def make_plan(
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
-    if assumed_concurrency:
+    if assumed_concurrency and s.workload.batch_requests():
+        batch = {"n": assumed_concurrency, "samples": s.workload.batch_requests()}
+        plan.assumptions.append(("plan.note_batch_concurrency_assumed", batch))
+    elif assumed_concurrency:
         params = {"n": assumed_concurrency, "target": s.workload.target_tokens_per_s}
         plan.assumptions.append(("plan.note_concurrency_assumed", params))
     plan.assumptions += plan_notes(cat, plan, ctx, cs)

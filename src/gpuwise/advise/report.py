@@ -194,7 +194,10 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     """The three answers, one line each, in the user's language."""
     a = plan.answers
     if not plan.options:
-        return [t("plan.answer_only_unchecked" if plan.unchecked else "plan.answer_none")]
+        if plan.unchecked:
+            return [t("plan.answer_only_unchecked")]
+        # "see the changes below" only where the search found one (blind w12-05: an empty list)
+        return [t("plan.answer_none" if plan.suggestions else "plan.answer_none_no_fix")]
     lines = [_first_line(plan)]
     gpu = plan.options[0].candidate.gpu
     vendor = t(f"vendor.{a.vendor}")

@@ -87,6 +87,9 @@ class SizeInputs:
     """Step token budgets worth trying for this engine (catalog step_budget)."""
     span: int = 1
     """Machines the replica being sized spans (sizing adds their network time)."""
+    batch_floor_bits: float | None = None
+    """The fewest bits per weight a one-off batch may be run at to finish sooner (plan
+    assumption batch_quality_floor_bits); None: a standing service, quality first."""
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
     """Memory estimates by request (_estimate); one search shares it across cards."""
 
@@ -97,3 +100,13 @@ def joined_machines(s: object, sized: Sized) -> bool:
     need only the load balancer's ordinary network."""
     workload = getattr(s, "workload", None)
     return getattr(workload, "kind", "") == "train" or sized.machines_per_replica > 1
+
+
+def format_bits(si: SizeInputs, quant: str) -> float:
+    """A format's bits per weight (catalog weight_format), 16 where the catalog has none."""
+    from gpuwise.errors import UserError
+
+    try:
+        return float(si.mc.weight_format(quant).bits_per_weight)
+    except UserError:
+        return 16.0

@@ -28,7 +28,7 @@ from gpuwise.advise.attempts import (
 )
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
+from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, format_bits
 from gpuwise.advise.sizing_speed import speed_of
 from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
@@ -133,6 +133,8 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     estimate's error band (advise/margin.py); where no format does, the one among those that
     meet it at the central estimate, the fully supported one fastest at the slow end (the
     smallest shortfall, which the plan prices: margin.ranking_total); else the first fit."""
+    if s.workload.batch_requests() and si.batch_floor_bits:
+        return _size_batch(s, gpu, count, si, si.batch_floor_bits)
     target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
     first: Sized | None = None
     central: Sized | None = None
@@ -152,6 +154,30 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     if central is None or first is None:
         return first
     return _compressed_from(central, first)
+
+
+def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float) -> Sized | None:
+    """A one-off batch: its cost is its hours, so among the formats of at least `floor` bits
+    per weight that fit (8-bit: FP8 W8A8 is near-lossless, plan assumption
+    batch_quality_floor_bits) the fastest at the slow end runs it, fully supported first;
+    the least compressed format that fits is named as the quality alternative. Below the
+    floor only where nothing above it fits (quality before a cheaper batch of worse text)."""
+    found: list[Sized] = []
+    for quant in si.choice.quants:
+        attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults)
+        sized = _best_budget(s, gpu, count, attempt, si, None)
+        if sized is not None:
+            found.append(sized)
+    if not found:
+        return None
+    first = found[0]
+    eligible = [x for x in found if format_bits(si, x.quant) >= floor and x.speed_known]
+    if not eligible:
+        return first
+    best = min(eligible, key=lambda x: (x.support != "yes", -slow_tokens_per_s(x)))
+    if slow_tokens_per_s(best) <= slow_tokens_per_s(first) * 1.05:
+        return first  # not worth a quality caveat
+    return _compressed_from(best, first)
 
 
 BUDGET_REACH = 1.5
