@@ -241,7 +241,8 @@ def _seller_format(o: Option) -> tuple[object, ...]:
     c = o.candidate
     seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
     system = c.system.id if c.system else ""
-    return (c.kind, c.gpu.id, c.already_owned, *seller, system, c.billing, o.sized.quant)
+    kept = tuple(c.owned_kept)  # owned cards kept beside bought ones: other hardware
+    return (c.kind, c.gpu.id, c.already_owned, kept, *seller, system, c.billing, o.sized.quant)
 
 
 def check_more_devices_faster(plan: Plan) -> None:

@@ -155,7 +155,9 @@ def _price_extension(
         cost = _merged(cost, own_cost(k.spec, sch.busy_hours_per_month, sch.months))
     stale = sum(p.stale for p in bought.prices)
     option = Option(c, sized, cost, sch.busy_hours_per_month, sch.run_hours, stale)
-    option.own_spec = bought.spec
+    # one machine: the host the kept cards' bill charges power for is the bought cards' host too
+    host_w = max([bought.spec.host_load_w, *(k.spec.host_load_w for k in kept)])
+    option.own_spec = replace(bought.spec, host_load_w=host_w)
     option.platform = bought.platform
     option.prices = bought.prices + tuple(p for k in kept for p in k.prices)
     return option
