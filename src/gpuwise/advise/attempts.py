@@ -83,9 +83,11 @@ def train_attempts(
 def serve_attempt(
     s: Scenario, model: LlmModel, quant: str, engine: str, count: int, d: Defaults
 ) -> Attempt:
-    """KV for `concurrency` requests of prompt + output tokens, and at least one request as
-    long as the context (an engine such as vLLM refuses a context it cannot hold once). An
-    embedder or reranker generates nothing: its requests are their inputs (estimate.pooling)."""
+    """KV for `concurrency` requests of prompt + half their output tokens (the steady state of
+    requests at every stage of their answers; blind w12-01: 32 reasoning answers of 16k tokens
+    were all reserved at full length), and at least one request as long as the context (an
+    engine such as vLLM refuses a context it cannot hold once). An embedder or reranker
+    generates nothing: its requests are their inputs (estimate.pooling)."""
     w = s.workload
     gen = 0 if pools(model) else min(w.gen_tokens, w.context - 1)
     if w.kind == "local":
@@ -95,7 +97,12 @@ def serve_attempt(
     else:
         prompt = max(1, min(w.prompt_tokens or d.serve_prompt_tokens, w.context - gen))
         batch = w.concurrency
-        per_request = max(prompt + gen, math.ceil(w.context / batch))
+        # several requests in flight are at every stage of their answers: on average each holds
+        # its prompt and half its output (the engine pages KV in as tokens come; vLLM preempts
+        # and recomputes a request rather than fail when the pool runs short). One request alone
+        # reaches its full length.
+        held = prompt + (gen if batch == 1 else math.ceil(gen / 2))
+        per_request = max(held, math.ceil(w.context / batch))
     req = MemoryRequest(
         model=model,
         quant=quant,

@@ -189,6 +189,7 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
                     "concurrency": w.concurrency,
                     "prompt": z.prompt_tokens,
                     "gen": w.gen_tokens,
+                    "held": z.kv_tokens_per_request,
                     "context": w.context,
                 },
             )
