@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.answers import answers_of
@@ -168,11 +168,8 @@ def _search(
         key = (gpu.id, c.count, scale, choice.engine)
         if key not in sized_cache:
             budgets = step_budgets(cat, choice.engine)
-            si = SizeInputs(
-                *(model, mc, sc, choice, defaults, scale, floor, budgets),
-                batch_floor_bits=batch_bits,
-                memo=memo,
-            )
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets)
+            si = replace(si, batch_floor_bits=batch_bits, memo=memo)
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb
