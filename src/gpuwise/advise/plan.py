@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,7 +46,7 @@ from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import unfit_for_public_service
-from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs
+from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
 from gpuwise.advise.sizing import size
 from gpuwise.advise.ties import shorter_run_first
 from gpuwise.advise.workload import (
@@ -321,7 +322,10 @@ def make_plan(
     floor = reading_floor(cat, s)
     margin = assumption(cat, "price_uncertainty_fraction").value
     ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin)
-    ranked, unchecked = best_use_of_each_system(ranked), best_use_of_each_system(unchecked)
+    mc = MemoryConstants.from_catalog(cat)
+    bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
+    ranked = best_use_of_each_system(ranked, bits)
+    unchecked = best_use_of_each_system(unchecked, bits)
     tier = lambda o: _rank_key(s, margin)(o)[:5]  # noqa: E731
     if s.workload.one_off():  # a cost tie between runs goes to the sooner end (advise/ties.py)
         ranked = shorter_run_first(ranked, margin, tier)

@@ -104,9 +104,14 @@ def joined_machines(s: object, sized: Sized) -> bool:
 
 def format_bits(si: SizeInputs, quant: str) -> float:
     """A format's bits per weight (catalog weight_format), 16 where the catalog has none."""
+    return weight_bits(si.mc, quant)
+
+
+def weight_bits(mc: MemoryConstants, quant: str) -> float:
+    """A format's bits per weight (catalog weight_format), 16 where the catalog has none."""
     from gpuwise.errors import UserError
 
     try:
-        return float(si.mc.weight_format(quant).bits_per_weight)
+        return float(mc.weight_format(quant).bits_per_weight)
     except UserError:
         return 16.0
