@@ -30,6 +30,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
         out.append(power_assumption(cat, s, ctx))
     out += pooling_note(cat, s, plan.options or plan.infeasible)
     out += pooling_capacity_note(cat, s, plan.options)
+    out += answer_time_note(cat, s, plan.options)
     out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
     out += rental_overhead_note(s)
@@ -116,6 +117,35 @@ def pooling_capacity_note(cat: Catalog, s: Scenario, options: list[Option]) -> l
     for lang in LANGS:
         params[f"band_{lang}"] = t("plan.pooling_band", lang=lang, low=low) if banded else ""
     return [("plan.note_pooling_capacity", params)]
+
+
+def answer_time_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
+    """How long one whole answer takes on the first option, where that is longer than the
+    catalog's `long_answer_seconds` at the central estimate: gen_tokens ÷ each request's share
+    of the tokens/s (and at the slow end of the band). A reasoning model's hidden thinking is not read as it streams, so a
+    16k-token answer at 24 tokens/s per user is an 11-minute wait (blind w12-01) that the
+    reading-speed check alone never shows."""
+    from gpuwise.advise.margin import slow_tokens_per_s
+    from gpuwise.advise.workload import plan_value
+
+    w = s.workload
+    if w.kind != "serve" or w.batch_requests() or not options:
+        return []
+    o = options[0]
+    if not o.sized.speed_known or not o.sized.tokens_per_s or o.sized.pooling:
+        return []
+    per_request = o.sized.tokens_per_s / max(w.concurrency, 1)
+    slow = slow_tokens_per_s(o.sized) / max(w.concurrency, 1)
+    seconds, slow_seconds = w.gen_tokens / per_request, w.gen_tokens / slow
+    if seconds < plan_value(cat, "long_answer_seconds"):
+        return []
+    params = {
+        "gen": w.gen_tokens,
+        "per_request": per_request,
+        "minutes": seconds / 60,
+        "slow_minutes": slow_seconds / 60,
+    }
+    return [("plan.note_answer_time", params)]
 
 
 def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:
