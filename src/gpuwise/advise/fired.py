@@ -108,7 +108,7 @@ def _rent_rules(plan: Plan, rent: Option) -> list[Fired]:
     # only what the rule's words name: a standby or failover replica, or an institution's
     # indirect costs, are items of their own with their own rules (not storage or egress)
     hidden = sum(items.get(k, 0.0) for k in HIDDEN_ITEMS)
-    if gpu_part > 0 and hidden > 0:
+    if gpu_part > 0 and round(hidden) >= 1 and hidden / gpu_part >= 0.005:  # never "$0 (0%)"
         out.append(
             (
                 "hidden-costs",

@@ -33,7 +33,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += answer_time_note(cat, s, plan.options)
     out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
-    out += rental_overhead_note(s)
+    out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
         examples = cs.example_candidates.get("more-devices-slower", [])
@@ -122,9 +122,9 @@ def pooling_capacity_note(cat: Catalog, s: Scenario, options: list[Option]) -> l
 def answer_time_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
     """How long one whole answer takes on the first option, where that is longer than the
     catalog's `long_answer_seconds` at the central estimate: gen_tokens ÷ each request's share
-    of the tokens/s (and at the slow end of the band). A reasoning model's hidden thinking is not read as it streams, so a
-    16k-token answer at 24 tokens/s per user is an 11-minute wait (blind w12-01) that the
-    reading-speed check alone never shows."""
+    of the tokens/s (and at the slow end of the band). A reasoning model's hidden thinking is
+    not read as it streams, so a 16k-token answer at 24 tokens/s per user is an 11-minute wait
+    (blind w12-01) that the reading-speed check alone never shows."""
     from gpuwise.advise.margin import slow_tokens_per_s
     from gpuwise.advise.workload import plan_value
 

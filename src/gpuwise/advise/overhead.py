@@ -29,8 +29,9 @@ def price_rental_overhead(s: Scenario, options: list[Option]) -> None:
         o.cost = replace(o.cost, items={**o.cost.items, "indirect_costs": charged * rate})
 
 
-def rental_overhead_note(s: Scenario) -> list[Fired]:
-    """For an institution that set no rate: rentals were priced without indirect costs."""
-    if s.entity != "institution" or s.rental_overhead_pct is not None:
+def rental_overhead_note(s: Scenario, rentals_ranked: bool = True) -> list[Fired]:
+    """For an institution that set no rate: rentals were priced without indirect costs (said
+    only where a rental is ranked: with every cloud left out there is nothing it applies to)."""
+    if s.entity != "institution" or s.rental_overhead_pct is not None or not rentals_ranked:
         return []
     return [("plan.note_rental_overhead_unset", {})]
