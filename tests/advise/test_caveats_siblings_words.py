@@ -21,6 +21,14 @@ from gpuwise.catalog import load_catalog
 from gpuwise.i18n import t, using_lang
 
 TODAY = dt.date(2026, 12, 6)
+DOMESTIC_PILOT: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen2.5:7b", "concurrency": 8},
+    "months": 1,
+    "hours_per_day": 10,
+    "region": "cn",
+    "domestic_only": True,
+    "entity": "company",
+}
 
 
 def plan_for(data: dict[str, Any]) -> Plan:
@@ -29,16 +37,7 @@ def plan_for(data: dict[str, Any]) -> Plan:
 
 def test_fewer_partial_layers_rank_first_whatever_the_price() -> None:
     """With ordinary ops capacity, every option with one caveat ranks before any with two."""
-    plan = plan_for(
-        {
-            "workload": {"kind": "serve", "model": "qwen2.5:7b", "concurrency": 8},
-            "months": 1,
-            "hours_per_day": 10,
-            "region": "cn",
-            "domestic_only": True,
-            "entity": "company",
-        }
-    )
+    plan = plan_for(DOMESTIC_PILOT)
     counts = [caveats(o) for o in plan.options if not o.candidate.already_owned]
     assert counts, "the catalog rents domestic cards in China"
     assert counts == sorted(counts), counts
@@ -47,17 +46,7 @@ def test_fewer_partial_layers_rank_first_whatever_the_price() -> None:
 
 def test_strong_ops_capacity_ranks_caveated_options_by_cost_alone() -> None:
     """A team that ports stacks for a living is not steered away from the cheaper card."""
-    plan = plan_for(
-        {
-            "workload": {"kind": "serve", "model": "qwen2.5:7b", "concurrency": 8},
-            "months": 1,
-            "hours_per_day": 10,
-            "region": "cn",
-            "domestic_only": True,
-            "entity": "company",
-            "ops_capacity": "strong",
-        }
-    )
+    plan = plan_for({**DOMESTIC_PILOT, "ops_capacity": "strong"})
     totals = [o.cost.total for o in plan.options if o.sized.speed_known][:3]
     assert plan.options[0].cost.total == min(totals)
 

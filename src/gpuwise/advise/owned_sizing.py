@@ -27,7 +27,7 @@ from gpuwise.advise.attempts import serve_attempt
 from gpuwise.advise.engines import EngineChoice
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sized import Sized, SizeInputs, format_bits
+from gpuwise.advise.sized import Sized, SizeInputs, weight_bits
 from gpuwise.advise.sizing import size
 from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
@@ -129,7 +129,7 @@ def size_offload(s: Scenario, cards: Sequence[Gpu], si: SizeInputs, ram: HostRam
     if not found:
         return None
     meets = [g for g in found if g[0].speed_known and slow_tokens_per_s(g[0]) >= target]
-    kept = [g for g in meets if format_bits(si, g[0].quant) >= ram.quality_floor_bits]
+    kept = [g for g in meets if weight_bits(si.mc, g[0].quant) >= ram.quality_floor_bits]
     if kept:
         best = max(kept, key=lambda g: g[0].tokens_per_s)
         richer = kept[0] if kept[0] is not best else None  # least compressed first

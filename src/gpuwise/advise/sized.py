@@ -102,11 +102,6 @@ def joined_machines(s: object, sized: Sized) -> bool:
     return getattr(workload, "kind", "") == "train" or sized.machines_per_replica > 1
 
 
-def format_bits(si: SizeInputs, quant: str) -> float:
-    """A format's bits per weight (catalog weight_format), 16 where the catalog has none."""
-    return weight_bits(si.mc, quant)
-
-
 def weight_bits(mc: MemoryConstants, quant: str) -> float:
     """A format's bits per weight (catalog weight_format), 16 where the catalog has none."""
     from gpuwise.errors import UserError

@@ -28,7 +28,7 @@ from gpuwise.advise.attempts import (
 )
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, format_bits
+from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
 from gpuwise.advise.sizing_speed import speed_of
 from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
@@ -171,7 +171,7 @@ def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float)
     if not found:
         return None
     first = found[0]
-    eligible = [x for x in found if format_bits(si, x.quant) >= floor and x.speed_known]
+    eligible = [x for x in found if weight_bits(si.mc, x.quant) >= floor and x.speed_known]
     if not eligible:
         return first
     best = min(eligible, key=lambda x: (x.support != "yes", -slow_tokens_per_s(x)))
