@@ -54,6 +54,10 @@ ALLOWED_IN_ZH = frozenset(
         "B",
         "M",
         "K",
+        # a US rate and regulation quoted by name (F&A, 2 CFR 200.1)
+        "F",
+        "A",
+        "CFR",
         # hardware, links and numeric formats with no other usual name in Chinese
         "GPU",
         "CPU",
@@ -77,6 +81,7 @@ ALLOWED_IN_ZH = frozenset(
         "Gb",
         "InfiniBand",
         "RoCE",
+        "RDMA",
         "Silicon",
         "bf16",
         "fp16",
@@ -207,7 +212,7 @@ def _catalog_strings(cat: Catalog) -> list[str]:
     for m in cat.models:
         names |= {m.id, m.name, *m.hf_repos, *m.ollama_tags, *m.aliases}
     for p in cat.providers.values():
-        names |= {p.id, p.name_en, p.name_zh}
+        names |= {p.id, p.name_en, p.name_zh, *p.rdma_clusters, *p.domestic_accelerators}
     names |= {o.instance for o in cat.offers}
     for kind in ("system", "engine", "rule", "region", "weight_format", "precision", "site"):
         for row in cat.extra(kind):
@@ -234,8 +239,9 @@ def text_defects(cat: Catalog, text: str, lang: str, user: tuple[str, ...] = ())
     if lang == "zh":
         for quoted in sorted(filter(None, user), key=len, reverse=True):
             text = re.sub(rf"(?<![\w-]){re.escape(quoted)}(?![\w-])", " ", text)
-        rest = _catalog_pattern(cat).sub(" ", text)
-        for pattern in (ADDRESS, FILE_PATH, COMMAND, FLAG, SCENARIO_SETTING, VERSION, KERNEL):
+        # a setting first: its key may also be a catalog word ('region: any')
+        rest = _catalog_pattern(cat).sub(" ", SCENARIO_SETTING.sub(" ", text))
+        for pattern in (ADDRESS, FILE_PATH, COMMAND, FLAG, VERSION, KERNEL):
             rest = pattern.sub(" ", rest)
         words = {w.strip("-") for w in ASCII_WORD.findall(rest)}
         found += [f"English word {w!r}" for w in sorted(words - ALLOWED_IN_ZH) if w]

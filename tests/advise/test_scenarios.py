@@ -159,6 +159,9 @@ EXPECT: dict[str, Any] = {
     "suggestion_ids": lambda p, w: _check(
         set(w) <= {k for k, _ in p.suggestions}, [k for k, _ in p.suggestions]
     ),
+    "suggestion_never": lambda p, w: _check(
+        not set(w) & {k for k, _ in p.suggestions}, [k for k, _ in p.suggestions]
+    ),
     "considered_vendor": lambda p, w: _check(
         any(o.candidate.gpu.vendor == w for o in (*p.options, *p.infeasible)), w
     ),

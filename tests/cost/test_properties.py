@@ -134,6 +134,7 @@ def test_more_hours_never_favour_renting_more(cat: Catalog, ctxs: dict[str, Cont
         ctx = ctxs[cur]
         own = resolve_own(cat, ctx, gpu, count, OwnOptions(tariff=tariff, pue=pue)).spec
         rent = resolve_rent(cat, ctx, vs).spec
+        assume(own.gpu_load_w is not None and own.gpu_idle_w is not None)  # no TDP: Ascend 910B
         assume(rent.price_per_hour >= _marginal_power_cost(own))
         lo, hi = sorted((h1, h2))
 

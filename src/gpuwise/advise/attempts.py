@@ -43,12 +43,14 @@ def _halvings(n: int) -> Iterator[int]:
         n //= 2
 
 
-TRAIN_STRATEGIES = ("ddp", "zero2", "fsdp")
+TRAIN_STRATEGIES = ("ddp", "zero1", "zero2", "fsdp")
 """Data-parallel layouts tried on more than one device, least sharded first: DDP keeps a full
-replica (only gradients cross the link: for LoRA a few MB), ZeRO-2 shards optimizer states and
-gradients, FSDP/ZeRO-3 also the weights (gathered every step: twice the weights cross the
-link). The plan keeps the fastest one that fits, so a second card is never made slower by a
-layout it did not need (DeepSpeed ZeRO paper, arXiv:1910.02054, §5 communication volumes)."""
+replica (only gradients cross the link: for LoRA a few MB), ZeRO-1 shards the optimizer states
+(gradients still cross once per optimizer step, however many micro-steps accumulate), ZeRO-2
+also the gradients (reduce-scattered every micro-step), FSDP/ZeRO-3 also the weights (gathered
+every micro-step: half as much traffic again). The plan keeps the fastest one that fits, so
+a second card is never made slower by a layout it did not need (DeepSpeed ZeRO paper,
+arXiv:1910.02054, §5 communication volumes)."""
 
 
 def train_strategies(count: int) -> tuple[str, ...]:
@@ -60,11 +62,13 @@ def train_attempts(
     s: Scenario, model: LlmModel, quant: str, engine: str, count: int, strategy: str = "fsdp"
 ) -> Iterator[Attempt]:
     """Without activation checkpointing first (a quarter less compute), then with it; each
-    from the scenario's batch down to a micro-batch of 1 with gradient accumulation."""
+    from the device's share of the global batch down to a micro-batch of 1 with gradient
+    accumulation (the scenario's batch is sequences per optimizer step over all devices)."""
     w = s.workload
+    share = w.device_batch(count)
     checkpointing = (w.grad_checkpointing,) if w.grad_checkpointing is not None else (False, True)
     for gc in checkpointing:
-        for micro in _halvings(w.batch):
+        for micro in _halvings(share):
             req = MemoryRequest(
                 model=model,
                 mode=w.mode,
@@ -77,7 +81,7 @@ def train_attempts(
                 grad_checkpointing=gc,
                 precision="mixed-fp16" if quant == "fp16" else "mixed-bf16",
             )
-            yield Attempt(req, quant, micro, math.ceil(w.batch / micro))
+            yield Attempt(req, quant, micro, math.ceil(share / micro))
 
 
 def serve_attempt(

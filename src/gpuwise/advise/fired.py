@@ -218,12 +218,27 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
     return out
 
 
+SCALE_LIMITS = frozenset(
+    {
+        "plan.block_deadline",
+        "plan.block_budget",
+        "plan.block_hours",
+        "plan.block_throughput",
+        "plan.block_reading_speed",
+    }
+)
+"""Blockers that say an option is too small, too slow or too dear, not the wrong kind."""
+
+
 def _vram_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     """Cards that could not hold the job at all, beside the smallest configuration that does
     (smallest in memory over all its devices, so counts of different sizes compare fairly)."""
-    # the smallest among the options the plan ranks, where there are any: an infeasible one
-    # (a Mac for a company's service) is no example to give
-    fitted = plan.options or [*plan.unchecked, *plan.infeasible]
+    # the smallest among the configurations that hold the job and are held back only by how
+    # much of them the limits allow (a deadline, a budget): a 64-GPU option ranked for a
+    # deadline does not make the model need 64 GPUs of memory. One blocked for what it is (a
+    # Mac for a company's service, a framework it lacks) is no example to give.
+    scale_only = [o for o in plan.infeasible if all(k in SCALE_LIMITS for k, _ in o.blockers)]
+    fitted = [*plan.options, *scale_only] or [*plan.unchecked, *plan.infeasible]
     if not plan.unfit or not fitted:
         return []
     smallest = min(fitted, key=lambda o: o.sized.memory.device_total_bytes * o.candidate.count)

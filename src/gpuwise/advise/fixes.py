@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.margin import slow_hours, slow_tokens_per_s
+from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import LlmModel
@@ -228,10 +229,22 @@ def _simple(key: str, patch: dict[str, Any]) -> Callable[[Scenario, Replan], lis
     return fix
 
 
-def _relaxations(s: Scenario) -> list[Callable[[Scenario, Replan], list[Fired]]]:
+def adapter_may_replace(cat: Catalog, s: Scenario) -> bool:
+    """Whether QLoRA is a fair suggestion in place of the job's training: a fine-tune, not a
+    full-parameter run over pre-training volumes of tokens (plan assumption
+    adapter_fix_max_train_tokens: an adapter learns far less there)."""
+    w = s.workload
+    if w.kind != "train" or w.mode == "qlora":
+        return False
+    values = {a.id: a.value for a in cat.extra("plan_assumption")}
+    limit = float(values["adapter_fix_max_train_tokens"])
+    return w.mode != "full" or w.train_tokens() * w.epochs <= limit
+
+
+def _relaxations(cat: Catalog, s: Scenario) -> list[Callable[[Scenario, Replan], list[Fired]]]:
     w = s.workload
     out = []
-    if w.kind == "train" and w.mode != "qlora":
+    if adapter_may_replace(cat, s):
         out.append(_simple("plan.fix_qlora", {"workload": {"mode": "qlora"}}))
     if w.kind != "train" and w.quant:
         out.append(_simple("plan.fix_quant", {"workload": {"quant": None}}))
@@ -239,6 +252,10 @@ def _relaxations(s: Scenario) -> list[Callable[[Scenario, Replan], list[Fired]]]
         out.append(_simple("plan.fix_data_may_leave", {"data_may_leave": True}))
     if s.domestic_only:
         out.append(_simple("plan.fix_domestic", {"domestic_only": False}))
+    elif s.data_may_leave and s.region.lower() not in (*ANY, "global"):
+        # the hardware or the capacity the job needs may be rented elsewhere (a burst of 64
+        # GPUs with a fast network); whether the data may cross the border is the user's call
+        out.append(_simple("plan.fix_region", {"region": "any"}))
     return out
 
 
@@ -264,7 +281,7 @@ def first_changes(cat: Catalog, s: Scenario) -> list[dict[str, Any]]:
 
     w = s.workload
     out: list[dict[str, Any]] = []
-    if w.kind == "train" and w.mode != "qlora":
+    if adapter_may_replace(cat, s):
         out.append({"workload": {"mode": "qlora"}})
     try:
         siblings = smaller_siblings(cat, resolve_model(cat, w.model))
@@ -312,7 +329,7 @@ def single_fixes(cat: Catalog, s: Scenario, plan: Plan, replan: Replan) -> list[
         out += _deadline(s, replan) if s.deadline_days else []
     if "plan.block_throughput" in blockers:
         out += _throughput(s, replan)
-    for fix in _relaxations(s):
+    for fix in _relaxations(cat, s):
         out += fix(s, replan)
     out += _more_gpus(s, replan)
     out += _smaller_model(cat, s, replan)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.candidates import Candidate, CandidateSet
+from gpuwise.advise.cluster_quotes import rdma_cluster_note
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.labels import candidate_words
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list[Fired]:
     """The ⓘ lines after the buyer's: power of owned machines, how an embedder was sized,
-    unpriced domestic rentals, configurations left out for being no faster."""
+    unpriced domestic rentals and RDMA clusters, configurations left out for being no faster."""
     s = plan.scenario
     out: list[Fired] = []
     if any(o.candidate.kind == "own" for o in (*plan.options, *plan.infeasible, *plan.unchecked)):
@@ -33,6 +34,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += answer_time_note(cat, s, plan.options)
     out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
+    out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]

@@ -176,7 +176,9 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
                 {
                     "micro": z.micro_batch,
                     "accumulation": z.grad_accumulation,
-                    "batch": w.batch,
+                    # the global batch the layout gives: the asked one, or just above it
+                    # where the devices do not divide it
+                    "batch": z.micro_batch * (z.grad_accumulation or 1) * z.count,
                     "checkpointing_on": bool(z.grad_checkpointing),
                 },
             )

@@ -7,6 +7,7 @@ a typo never silently changes an answer.
 from __future__ import annotations
 
 import difflib
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -99,6 +100,9 @@ class Workload(_Strict):
     epochs: Annotated[float, _n("epochs")] = 1.0
     runs_per_month: Annotated[float, _n("runs_per_month")] = 1.0
     batch: Annotated[int, _n("batch")] = 1
+    """Training: the global batch, sequences per optimizer step over every device (what a
+    recipe states: Llama 2 used 4M tokens, 1,024 sequences of 4,096). Each device takes its
+    share (device_batch), reached with micro-batches and gradient accumulation."""
     concurrency: Annotated[int, _n("concurrency")] = 1
     context: Annotated[int, _n("context")] = 4096
     prompt_tokens: Annotated[int | None, _n("context")] = None
@@ -112,6 +116,11 @@ class Workload(_Strict):
     compile=True), fused kernels (Liger, Unsloth) or a fused-kernel framework (Megatron, NeMo).
     None: the engine's default (the catalog's `train_execution`: eager for Hugging Face and
     torchtune's shipped configs, fused for Unsloth)."""
+
+    def device_batch(self, devices: int) -> int:
+        """Sequences one device takes per optimizer step: its share of the global batch,
+        rounded up (a batch smaller than the devices still gives each device one)."""
+        return max(1, math.ceil(self.batch / max(1, devices)))
 
     def batch_requests(self) -> int:
         """Requests of a one-off batch job: a serve workload given `samples` answers N prompts

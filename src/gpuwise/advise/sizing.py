@@ -118,7 +118,8 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
             if best is None or sized.tokens_per_s > best.tokens_per_s * (1 + 1e-9):
                 best = sized
             attempt = found[0]
-            if attempt.micro_batch == s.workload.batch and not attempt.req.grad_checkpointing:
+            whole = s.workload.device_batch(count)
+            if attempt.micro_batch == whole and not attempt.req.grad_checkpointing:
                 break  # the whole batch fits without recomputation: more sharding only adds traffic
         if best is not None:
             return best

@@ -52,6 +52,7 @@ def speed_of(
                 node_gpus=si.scale.node_devices or None,
                 network_gbps_per_node=si.scale.network_gbps_per_node,
                 execution=w.execution,
+                grad_accumulation=a.grad_accumulation or 1,
             )
             sp = training_speed(r, si.sc, inputs)
             tps = sp.train_tokens_per_s or 0.0

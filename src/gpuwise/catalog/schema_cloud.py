@@ -57,6 +57,12 @@ class Provider(Sourced):
     names these clouds when none of their rentals is priced."""
     domestic_source: str | None = None
     """The source id that says which domestic accelerators it rents."""
+    rdma_clusters: list[str] = Field(default_factory=list)
+    """GPU or NPU clusters the provider rents with an RDMA network between machines
+    (InfiniBand, RoCE), as its docs name them, whether or not the catalog has a price: a
+    training plan that spans machines on an assumed Ethernet names these clouds."""
+    rdma_source: str | None = None
+    """The source id that says which RDMA clusters it rents."""
 
     hosting: Literal["datacenter", "marketplace"] = "datacenter"
     """datacenter: the provider runs (or rents) the machines in its own facilities under one
@@ -69,7 +75,7 @@ class Provider(Sourced):
     def source_ids(self) -> list[str]:
         """Every source this entry uses, the domestic-accelerator one included."""
         ids = super().source_ids()
-        return [*ids, self.domestic_source] if self.domestic_source else ids
+        return [*ids, *(s for s in (self.domestic_source, self.rdma_source) if s)]
 
 
 class HiddenCosts(Sourced):

@@ -30,6 +30,9 @@ def register_quotes(group: typer.Typer) -> None:
         date: str = typer.Option(None, "--date", help=t("prices.opt_q_date")),
         region: str = typer.Option(None, "--region", help=t("prices.opt_q_region")),
         note: str = typer.Option("", "--note", help=t("prices.opt_q_note")),
+        network_gbps: float = typer.Option(
+            None, "--network-gbps", help=t("prices.opt_q_network_gbps")
+        ),
         new_provider: bool = typer.Option(
             False, "--new-provider", help=t("prices.opt_q_new_provider")
         ),
@@ -47,6 +50,7 @@ def register_quotes(group: typer.Typer) -> None:
             "date": date,
             "region": region,
             "note": note,
+            "network_gbps": network_gbps,
         }
         _ask_missing(row)
         _add(row, new_provider, as_json)

@@ -246,6 +246,12 @@ def _shard(parts: dict[str, float], r: Resolved, c: MemoryConstants) -> None:
         return
     if s in ("zero1", "zero2", "zero3", "fsdp", "zero2-offload", "zero3-offload"):
         parts["optimizer_states"] = 0.0 if s.endswith("offload") else parts["optimizer_states"] / n
+    if s in ("zero1", "zero2") and r.req.mode == "full" and r.precision.master_bytes:
+        # the FP32 master weights belong to the optimizer, partitioned with its states: ZeRO-1
+        # keeps 2Ψ + 2Ψ + KΨ/N of model states, K = 12 for Adam's FP32 weights, momentum and
+        # variance (Rajbhandari et al., arXiv:1910.02054 §5.1); the 16-bit copy stays whole
+        fp32_master = r.req.model.params_b * 1e9 * r.precision.weight_bytes
+        parts["weights"] -= fp32_master * (1 - 1 / n)
     if s in ("zero2", "zero3", "fsdp", "zero2-offload", "zero3-offload"):
         parts["gradients"] /= n
     if s in ("zero3", "fsdp", "zero3-offload"):

@@ -82,6 +82,10 @@ class SpeedInputs:
     moe_expert_loop: bool | None = None
     """Training a MoE: whether the framework runs the routed experts one at a time (None: the
     engine's catalog flag; False for grouped-GEMM frameworks such as Megatron)."""
+    grad_accumulation: int = 1
+    """Training: micro-steps per optimizer step. A layout that synchronises gradients only at the
+    optimizer step (DDP under no_sync, ZeRO-1, Megatron's distributed optimizer) sends them once
+    per this many micro-steps (estimate.train_speed.comm_bytes_by_cadence)."""
     execution: str | None = None
     """Training: how the step runs (eager, compiled, fused, framework; None: the engine's
     catalog default), which scales the utilisation by its sourced speed-up over eager."""

@@ -136,11 +136,12 @@ def prepare_case(
     training = kind == "train"
     prompt = int(case.get("prompt_tokens") or case.get("derived_prompt_tokens") or 1)
     gen = int(case.get("gen_tokens") or case.get("derived_gen_tokens") or 1)
+    accumulation = int(case.get("grad_accumulation") or 1)
     req = MemoryRequest(
         model=cat.model(case.get("model_id") or case["model"]),
         mode=case.get("mode", "inference") if training else "inference",
         quant=_QUANTS.get(case["quant"], case["quant"]),
-        batch=int(case.get("batch") or 1),
+        batch=max(1, int(case.get("batch") or 1) // accumulation),
         seq_len=int(case.get("seq_len") or 2048),
         context=None if training else prompt + gen,
         prompt_tokens=prompt,
@@ -176,6 +177,7 @@ def prepare_case(
         expert_parallel=int(case.get("expert_parallel", 1)),
         moe_expert_loop=_MOE_KERNELS.get(str(case.get("moe_kernels"))),
         execution=case.get("execution"),
+        grad_accumulation=accumulation,
     )
     return PreparedCase(case, resolve(req, mc), inputs)
 

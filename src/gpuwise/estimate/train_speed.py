@@ -137,8 +137,9 @@ def held_params(r: Resolved, model_parallel: int = 1, expert_parallel: int = 1) 
 
 
 def comm_bytes_per_step(r: Resolved, model_parallel: int = 1, expert_parallel: int = 1) -> float:
-    """Bytes each GPU sends per optimizer step for data parallelism: ring all-reduce ≈ 2(N−1)/N
-    of the parameters (or trainable ones) it holds."""
+    """Bytes each GPU sends per step of one micro-batch for data parallelism: ring all-reduce
+    ≈ 2(N−1)/N of the parameters (or trainable ones) it holds (comm_bytes_by_cadence says how
+    much of it repeats with gradient accumulation)."""
     req, m = r.req, r.req.model
     n = max(1, req.gpus // max(1, model_parallel))
     if req.gpus == 1 or (n == 1 and r.strategy != "tp"):
@@ -153,6 +154,49 @@ def comm_bytes_per_step(r: Resolved, model_parallel: int = 1, expert_parallel: i
     adapters, full = trainable_params(r)
     share = params / (m.params_b * 1e9)
     return ring * (adapters + full) * share * 2
+
+
+ONCE_PER_OPTIMIZER_STEP = frozenset({"none", "ddp", "zero1"})
+"""Layouts whose gradient traffic waits for the optimizer step: PyTorch DDP skips its all-reduce
+inside no_sync() while gradients accumulate (pytorch/pytorch PR #21736; Hugging Face Accelerate
+and Trainer wrap every micro-step but the last in it: huggingface.co/docs/accelerate, concept
+guide 'Gradient synchronization'), and DeepSpeed ZeRO-1, like Megatron's distributed optimizer,
+reduces 'only at gradient accumulation boundaries' (deepspeed/runtime/engine.py,
+allreduce_gradients)."""
+
+HALF_EACH_MICRO_STEP = frozenset({"zero2", "zero2-offload"})
+"""Layouts that partition the gradients, so each micro-step reduce-scatters them ('ZeRO stage >= 2
+communicates during non gradient accumulation boundaries as well', deepspeed/runtime/engine.py),
+while the updated parameters are all-gathered once, after the optimizer step: half the ring's
+volume each way (ZeRO paper, arXiv:1910.02054 §7.2.1)."""
+
+
+def comm_bytes_by_cadence(
+    r: Resolved, model_parallel: int = 1, expert_parallel: int = 1
+) -> tuple[float, float]:
+    """(bytes each GPU sends every micro-step, bytes it sends once per optimizer step).
+
+    FSDP/ZeRO-3 gather the weights before every forward and backward and tensor parallelism
+    exchanges activations, so their traffic repeats every micro-step; see the two sets above for
+    the layouts that wait for the optimizer step."""
+    total = comm_bytes_per_step(r, model_parallel, expert_parallel)
+    if r.strategy in ONCE_PER_OPTIMIZER_STEP:
+        return 0.0, total
+    if r.strategy in HALF_EACH_MICRO_STEP:
+        return total / 2, total / 2
+    return total, 0.0
+
+
+def exposed_comm_seconds(
+    micro_s: float, once_s: float, hidden_s: float, accumulation: int
+) -> float:
+    """Communication a micro-step waits for, averaged over an optimizer step of `accumulation`
+    micro-steps: each hides `hidden_s` of traffic behind its compute; the once-per-step traffic
+    can only hide behind the last micro-step's backward, alongside that step's own traffic."""
+    a = max(1, accumulation)
+    every = max(0.0, micro_s - hidden_s)
+    last = max(0.0, micro_s + once_s - hidden_s)
+    return ((a - 1) * every + last) / a
 
 
 def all_to_all_bytes_per_step(r: Resolved, expert_parallel: int) -> float:
@@ -252,13 +296,20 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
     link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
     link_bps = link_bandwidth_bps(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
     if across_nodes and s.node_gpus and s.network_gbps_per_node:
-        # across machines every step's traffic leaves through the node's NICs, which its
-        # devices share (hierarchical all-reduce: NCCL rings cross the network once per node)
-        link_bps = s.network_gbps_per_node / 8 * 1e9 / s.node_gpus * link.bus_bandwidth_fraction
+        # across machines the traffic leaves through the node's NICs, which its devices share.
+        # A ring over every device, ordered machine by machine (NCCL's rings and trees, one
+        # channel per NIC), crosses each machine's boundary on one edge: a machine sends what
+        # one device sends in the ring, through all its NICs together, while the ring's other
+        # edges run on NVLink/PCIe inside it (NCCL docs, 'Environment variables':
+        # NCCL_CROSS_NIC; Jeaugey, 'Massively Scale Your Deep Learning Training with NCCL 2.4')
+        link_bps = s.network_gbps_per_node / 8 * 1e9 * link.bus_bandwidth_fraction
     ep = min(s.expert_parallel, req.gpus)
-    comm = comm_bytes_per_step(r, s.model_parallel, ep) / link_bps if req.gpus > 1 else 0.0
-    comm += all_to_all_seconds(r, sc, gpu, ep)
-    exposed = max(0.0, comm - link.overlap_fraction * compute)
+    micro_bytes, once_bytes = comm_bytes_by_cadence(r, s.model_parallel, ep)
+    if req.gpus == 1:
+        micro_bytes = once_bytes = 0.0
+    micro = micro_bytes / link_bps + all_to_all_seconds(r, sc, gpu, ep)
+    hidden = link.overlap_fraction * compute
+    exposed = exposed_comm_seconds(micro, once_bytes / link_bps, hidden, s.grad_accumulation)
     offload = 0.0
     if r.strategy.endswith("offload"):
         adapters, full = trainable_params(r)

@@ -72,8 +72,8 @@ def trainer_args(v: ExportView, t: ExportTables, layout: bool = True) -> list[st
 
 
 def uses_deepspeed(v: ExportView) -> bool:
-    """Whether the layout needs DeepSpeed under torchrun (ZeRO-2; FSDP runs natively)."""
-    return v.strategy == "zero2"
+    """Whether the layout needs DeepSpeed under torchrun (ZeRO-1 or -2; FSDP runs natively)."""
+    return v.strategy in ("zero1", "zero2")
 
 
 def script_env(v: ExportView) -> list[str]:

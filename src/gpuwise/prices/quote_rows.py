@@ -97,6 +97,10 @@ HEADER_ALIASES = {
     "内存大小(gb)": "ram_gb",
     "memory_gb": "ram_gb",
     "memory_(gb)": "ram_gb",
+    "网络带宽": "network_gbps",
+    "网络带宽(gbps)": "network_gbps",
+    "rdma带宽(gbps)": "network_gbps",
+    "network_(gbps)": "network_gbps",
 }
 """Column names as consoles and price pages write them, in Chinese and English (阿里云 实例规格 /
 付费类型 / 官网价, 腾讯云 机型 / 计费模式, 华为云 规格名称, JD Cloud `Instance Type`, `CPU (Core)`,
@@ -105,7 +109,7 @@ HEADER_ALIASES = {
 KNOWN_COLUMNS = frozenset(
     {
         "provider", "instance", "gpu", "billing", "price", "gpu_count", "per", "currency",
-        "date", "region", "note", "vcpu", "ram_gb", "provider_name",
+        "date", "region", "note", "vcpu", "ram_gb", "network_gbps", "provider_name",
     }
 )  # fmt: skip
 _DECIMAL_OF: dict[str, DecimalMark] = {",": ".", ";": ",", "\t": "?"}

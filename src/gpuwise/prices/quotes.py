@@ -4,7 +4,7 @@ Columns (CSV header, JSON keys, or keys of `[[quote]]` tables in TOML; read by q
 documented in docs/catalog-format.md ("Your own quotes"):
 
     provider, instance, gpu, gpu_count, billing, price, per, currency, date, region, note,
-    vcpu, ram_gb, provider_name
+    vcpu, ram_gb, network_gbps, provider_name
 
 `provider`, `instance`, `gpu`, `billing`, `price` are required; `gpu_count` defaults to 1,
 `per` to hour (month for monthly, year for yearly billing), `date` (the day the price was
@@ -46,6 +46,7 @@ COLUMNS = (
     "note",
     "vcpu",
     "ram_gb",
+    "network_gbps",
     "provider_name",
 )
 BILLING_ALIASES = {
@@ -112,6 +113,9 @@ class Quote:
     note: str
     vcpu: float | None
     ram_gb: float | None
+    network_gbps: float | None = None
+    """The instance's network to other instances (Gb/s over all its NICs: an RDMA cluster's
+    InfiniBand or RoCE), as quoted; the plan times a job across machines on it."""
     new_provider: bool = False
     """A provider the catalog does not list, recorded on the user's word (`--new-provider`)."""
 
@@ -250,6 +254,7 @@ def quote_from_row(
         note=str(row.get("note") or "").strip(),
         vcpu=_optional_number(row.get("vcpu"), "vcpu", line, decimal),
         ram_gb=_optional_number(row.get("ram_gb"), "ram_gb", line, decimal),
+        network_gbps=_optional_number(row.get("network_gbps"), "network_gbps", line, decimal),
         new_provider=is_new,
     )
 
@@ -335,6 +340,7 @@ def offers_of(quotes: list[Quote], source_id: str, currency: str = "CNY") -> lis
                 "gpu_count": int(q.gpu_count) if q.gpu_count.is_integer() else q.gpu_count,
                 "vcpu": q.vcpu,
                 "ram_gb": q.ram_gb,
+                "network_gbps": q.network_gbps,
                 "regions": [q.region] if q.region else [],
                 "price_region": q.region,
                 "source": source_id,

@@ -197,6 +197,7 @@ def _managed_quotes(path: Path) -> list[Quote]:
                     note=p.get("note", ""),
                     vcpu=offer.get("vcpu"),
                     ram_gb=offer.get("ram_gb"),
+                    network_gbps=offer.get("network_gbps"),
                 )
             )
     return out
