@@ -185,12 +185,13 @@ def _search(
             enough[machine] = min(enough.get(machine, c.nodes * factor), c.nodes * factor)
         option = price(cat, ctx, s, c, sized)
         if option is not None:
-            option_risks(cat, s, option, feats, choice)
+            option_risks(cat, s, option, feats, choice, model.vision is not None)
             out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
         si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
         for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
-            option_risks(cat, s, option, feats, choice_of(option.candidate.gpu, False))
+            owned_choice = choice_of(option.candidate.gpu, False)
+            option_risks(cat, s, option, feats, owned_choice, model.vision is not None)
             out.options.append(without_card_format(option))
     return out
 

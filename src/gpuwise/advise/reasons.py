@@ -7,7 +7,7 @@ from typing import Any
 
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
-from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.scenario import VISION_SUFFIX, Scenario
 from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
@@ -36,21 +36,40 @@ def feature_notes(cat: Catalog) -> dict[tuple[str, str], tuple[str, str]]:
     )
 
 
-def _framework_checks(cat: Catalog, s: Scenario, o: Option, feats: dict[Any, str]) -> None:
+def _framework_checks(
+    cat: Catalog, s: Scenario, o: Option, feats: dict[Any, str], vision: bool = False
+) -> None:
     stack = stack_of(o.candidate.gpu)
     notes = feature_notes(cat)
-    for feature in s.feature_names(o.sized.engine):
-        support = feats.get((stack, feature), "no")
+    for feature in s.feature_names(o.sized.engine, vision):
+        support = feats.get((stack, feature)) or _unlisted(feats, stack, feature)
         if support == "no":
             o.blockers.append(("plan.block_framework", {"feature": feature, "stack": stack}))
         elif support == "partial":
-            en, zh = notes.get((stack, feature), ("", ""))
+            en, zh = notes.get((stack, feature)) or _unverified_note()
             o.risks.append(
                 (
                     "risk.partial_support",
                     {"feature": feature, "stack": stack, "note_en": en, "note_zh": zh},
                 )
             )
+
+
+def _unverified_note() -> tuple[str, str]:
+    """The note of a partial verdict the matrix has no row for (an engine's image input)."""
+    from gpuwise.i18n import t
+
+    return t("plan.feature_unverified", lang="en"), t("plan.feature_unverified", lang="zh")
+
+
+def _unlisted(feats: dict[Any, str], stack: str, feature: str) -> str:
+    """Support of a feature the matrix has no row for: a vision feature of an engine that runs
+    on the stack is unverified (partial: no source says images work there, none says they
+    fail); anything else does not run."""
+    if feature.endswith(VISION_SUFFIX):
+        base = feats.get((stack, feature.removesuffix(VISION_SUFFIX)), "no")
+        return "partial" if base in ("yes", "partial") else "no"
+    return "no"
 
 
 def _spot_risks(s: Scenario, o: Option) -> None:
@@ -204,10 +223,12 @@ def option_risks(
     o: Option,
     feats: dict[tuple[str, str], str],
     choice: EngineChoice | None = None,
+    vision: bool = False,
 ) -> None:
-    """Fill the option's risks, framework blockers and the rules that shaped it."""
+    """Fill the option's risks, framework blockers and the rules that shaped it (`vision`: the
+    model takes images, so the engine's image input must run on the stack too)."""
     c, g = o.candidate, o.candidate.gpu
-    _framework_checks(cat, s, o, feats)
+    _framework_checks(cat, s, o, feats, vision)
     _spot_risks(s, o)
     _hardware_rules(cat, o, feats)
     _sizing_rules(s, o, choice)

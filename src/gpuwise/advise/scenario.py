@@ -45,6 +45,11 @@ FRAMEWORKS = {
     "tensorrt_llm": "tensorrt_llm",
 }
 
+VISION_SUFFIX = "_vision"
+VISION_ENGINES = ("vllm", "sglang", "ollama", "tensorrt_llm")
+"""Serving engines whose image input is a feature of its own per stack (feature matrix rows
+`vllm_vision`, …): the vision encoder, its kernels and preprocessing are ported separately."""
+
 OWN_RUNTIME_ENGINES = ("mlx", "mindie")
 """Engines with their own runtime (Apple MLX, Huawei MindIE) and no row in the feature matrix."""
 
@@ -190,15 +195,25 @@ class Scenario(_Strict):
     max_gpus: Annotated[int, _n("max_gpus")] = 8
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
 
-    def feature_names(self, engine: str | None = None) -> list[str]:
+    def feature_names(self, engine: str | None = None, vision: bool = False) -> list[str]:
         """Frameworks the job needs, as the feature matrix names them.
 
         The scenario's own list when it gives one. Otherwise what the job runs on: training runs
         PyTorch (and bitsandbytes for QLoRA's 4-bit base); serving and local chat run the
         option's engine — an Ollama user on a Mac needs Ollama's Metal backend, not PyTorch's MPS.
+        A vision model served also needs the engine's image input on that stack (`vllm_vision`:
+        the vision encoder and its preprocessing are a port of their own, blind w13-05);
+        transformers runs its vision models wherever PyTorch runs.
         """
         if "frameworks" in self.model_fields_set:
-            return [FRAMEWORKS[f.lower()] for f in self.frameworks]
+            named = [FRAMEWORKS[f.lower()] for f in self.frameworks]
+        else:
+            named = self._job_frameworks(engine)
+        if vision and self.workload.kind != "train":
+            named += [f"{f}{VISION_SUFFIX}" for f in named if f in VISION_ENGINES]
+        return named
+
+    def _job_frameworks(self, engine: str | None) -> list[str]:
         w = self.workload
         if w.kind == "train":
             return ["pytorch", "bitsandbytes"] if w.mode == "qlora" else ["pytorch"]
