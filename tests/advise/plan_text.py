@@ -82,6 +82,10 @@ ALLOWED_IN_ZH = frozenset(
         "InfiniBand",
         "RoCE",
         "RDMA",
+        # quantization schemes and model families quoted by name in the compat notes
+        "W8A8SC",
+        "W8A8",
+        "Qwen3",
         "Silicon",
         "bf16",
         "fp16",

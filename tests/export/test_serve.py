@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from gpuwise.advise.engines import stack_of
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.export.serve import serve_args
@@ -29,7 +30,8 @@ def test_vllm_numbers_equal_the_plans(
     export: Any, plans: Any, catalog: Any, tables: Any, tmp_path: Path
 ) -> None:
     plan, w = plans["cost-extreme"], plans["cost-extreme"].scenario.workload
-    for n in {1, first(plan, lambda o: o.candidate.nodes > 1)}:
+    replicated = first(plan, lambda o: 1 < o.candidate.nodes == o.sized.replicas)
+    for n in {1, replicated}:
         o = plan.options[n - 1]
         _, e = export("cost-extreme", "vllm", n)
         flags = flag_values(command_words(e.files["serve.sh"], "vllm serve"))
@@ -39,7 +41,11 @@ def test_vllm_numbers_equal_the_plans(
         share = MemoryConstants.from_catalog(catalog).engine("vllm").preallocate_fraction
         assert float(flags["--gpu-memory-utilization"] or 0) == share
         assert flags["--max-num-seqs"] == str(math.ceil(w.concurrency / o.sized.replicas))
-        assert flags.get("--quantization") == tables.value("vllm_quantization", o.sized.quant)
+        stack = stack_of(o.candidate.gpu)
+        method = tables.value("vllm_quantization", f"{o.sized.quant}.{stack}")
+        assert flags.get("--quantization") == (
+            method or tables.value("vllm_quantization", o.sized.quant)
+        )
         assert "--pipeline-parallel-size" not in flags
         bash_syntax_ok(e.files["serve.sh"], tmp_path)
 
@@ -90,7 +96,9 @@ def test_ascend_option_goes_to_vllm_ascend(export: Any, plans: Any) -> None:
     o = plans["enterprise-domestic"].options[n - 1]
     flags = flag_values(command_words(e.files["serve.sh"], "vllm serve"))
     assert flags["--tensor-parallel-size"] == str(o.candidate.count)  # every chip of the cards
-    assert flags["--dtype"] == "float16"  # the 310P runs float16 only (compute precision fp16)
+    assert flags["--dtype"] == "float16"  # the 310P runs float16 only (and W8A8's other layers)
+    if o.sized.quant == "int8-w8a8":  # msModelSlim W8A8 on vllm-ascend
+        assert flags["--quantization"] == "ascend"
     assert "compose.yaml" not in e.files  # an NPU container needs the driver mounted
     note = dict(e.notes)["export.note_container"]
     assert note["image"] == "quay.io/ascend/vllm-ascend:v0.11.0-310p"

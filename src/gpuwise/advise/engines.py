@@ -18,8 +18,10 @@ from gpuwise.catalog.schema_precision import PrecisionSupport
 from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
 
-SERVE_QUANTS = ("bf16", "fp16", "fp8", "int8-gptq", "int4-awq", "int4-gptq")
-"""Serving formats, least compressed first (fp16 stands in where the card has no bf16)."""
+SERVE_QUANTS = ("bf16", "fp16", "fp8", "int8-w8a8", "int8-gptq", "int4-awq", "int4-gptq")
+"""Serving formats, least compressed first (fp16 stands in where the card has no bf16). INT8
+W8A8 is the 8-bit format of cards without FP8 units (Ascend 910B, Ampere): the same memory as
+FP8, its GEMMs on INT8 tensor cores (blind w15-04: Ascend's msModelSlim W8A8 was never tried)."""
 LOCAL_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m")
 """GGUF files people pull for local chat, largest first."""
 POOLING_QUANTS = ("bf16", "fp16")

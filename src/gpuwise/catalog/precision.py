@@ -32,6 +32,7 @@ _WEIGHT_KIND_KEYS: dict[str, str] = {
     "gptq": "gptq",
     "awq": "awq",
     "fp8": "fp8",
+    "w8a8": "int8-w8a8",
     "gguf": "gguf",
     "mlx": "mlx",
     "mxfp4": "mxfp4",

@@ -25,7 +25,7 @@ class WeightFormat(Sourced):
 
     id: str
     aliases: list[str] = Field(default_factory=list)
-    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "gguf", "int8", "mlx", "mxfp4"]
+    kind: Literal["float", "bnb", "gptq", "awq", "fp8", "w8a8", "gguf", "int8", "mlx", "mxfp4"]
     bits_per_weight: PositiveFloat
     quantizes: Literal["linear", "all", "experts"] = "linear"
     boosted_bits_per_weight: PositiveFloat | None = None

@@ -80,10 +80,13 @@ def serve_args(v: ExportView, t: ExportTables, engine: str, model: str) -> list[
         words += [f("pipeline_parallel"), str(pp)]
     words += [f("max_model_len"), str(v.context_tokens)]
     words += [f("gpu_memory_utilization"), number_text(memory_share(v, t, engine))]
-    quantization = t.value(f"{engine}_quantization", v.quant)
+    table = f"{engine}_quantization"
+    quantization = t.value(table, f"{v.quant}.{v.stack}") or t.value(table, v.quant)
     if quantization:
         words += [f("quantization"), quantization]
     dtype = t.value("serve_dtype", v.compute_precision or v.quant)
+    if dtype is None and v.card_half != "bf16":  # a quantized model's other layers: 16 bits
+        dtype = t.value("serve_dtype", v.card_half)
     if dtype:
         words += [f("dtype"), dtype]
     kv = t.value(f"{engine}_kv_cache_dtype", v.kv_dtype or "f16")

@@ -80,6 +80,9 @@ class ExportView:
     and added beside them (a layer split over unlike cards); empty: `devices` × `gpu`."""
     offload_fraction: float | None = None
     """Share of the weights run from system RAM beside the cards (CPU offload)."""
+    card_half: str = "bf16"
+    """The card's 16-bit type: what the layers a quantized format leaves alone run in (fp16 on
+    a card without bf16: Turing, Ascend 310P)."""
 
     @property
     def hardware(self) -> str:
@@ -155,6 +158,7 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         gpu_name=o.candidate.gpu.name,
         vendor=d.vendor,
         stack=stack_of(o.candidate.gpu),
+        card_half="bf16" if o.candidate.gpu.tflops.bf16 else "fp16",
         devices=d.devices,
         machines=d.machines,
         owned=d.kind == "own",
