@@ -258,7 +258,7 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
-            s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks),
+            s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
             0 if s.ops_capacity == "strong" or o.candidate.already_owned else caveats(o),
             _marketplace_tier(s, o),
             total / (1 + margin) if o.candidate.already_owned else total,

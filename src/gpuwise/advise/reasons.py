@@ -305,7 +305,14 @@ def _server_site_risk(cat: Catalog, s: Scenario, o: Option) -> None:
         platform = next((p for p in cat.extra("host_platform") if p.id == o.platform), None)
         if platform is None or platform.pue == "home":
             return
-    kw = (spec.count * (spec.gpu_load_w or 0.0) + spec.host_load_w) / 1000
+    if spec.gpu_load_w is None:  # no TDP for the cards: the host alone is no server's draw
+        watts = system.max_power_w if system is not None else None
+        if watts is None:
+            o.risks.append(("risk.server_site_power_unknown", {}))
+            return
+        kw = watts / 1000
+    else:
+        kw = (spec.count * spec.gpu_load_w + spec.host_load_w) / 1000
     o.risks.append(("risk.server_site", {"kw": kw}))
 
 
