@@ -300,9 +300,14 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
         # A ring over every device, ordered machine by machine (NCCL's rings and trees, one
         # channel per NIC), crosses each machine's boundary on one edge: a machine sends what
         # one device sends in the ring, through all its NICs together, while the ring's other
-        # edges run on NVLink/PCIe inside it (NCCL docs, 'Environment variables':
-        # NCCL_CROSS_NIC; Jeaugey, 'Massively Scale Your Deep Learning Training with NCCL 2.4')
-        link_bps = s.network_gbps_per_node / 8 * 1e9 * link.bus_bandwidth_fraction
+        # edges run on NVLink/PCIe inside it, so the slower of the two sets the pace. nccl-tests
+        # all_reduce bus bandwidth across H100 SXM nodes with 8 x 400 Gb/s NDR: 400-450 GB/s,
+        # across L40S nodes (PCIe, no NVLink) on the same fabric: 40-50 GB/s (Saturn Cloud,
+        # 'Validating Multi-Node GPU Clusters with NCCL Tests', expected bus bandwidth table)
+        near = sc.link(gpu, s.node_gpus)
+        inside = link_bandwidth_bps(gpu, sc, s.node_gpus) * near.bus_bandwidth_fraction
+        nics = s.network_gbps_per_node / 8 * 1e9 * link.bus_bandwidth_fraction
+        link_bps = min(nics, inside)
     ep = min(s.expert_parallel, req.gpus)
     micro_bytes, once_bytes = comm_bytes_by_cadence(r, s.model_parallel, ep)
     if req.gpus == 1:
