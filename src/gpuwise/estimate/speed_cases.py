@@ -178,8 +178,20 @@ def prepare_case(
         moe_expert_loop=_MOE_KERNELS.get(str(case.get("moe_kernels"))),
         execution=case.get("execution"),
         grad_accumulation=accumulation,
+        **_fabric(cat, case),
     )
     return PreparedCase(case, resolve(req, mc), inputs)
+
+
+def _fabric(cat: Catalog, case: dict[str, Any]) -> dict[str, Any]:
+    """The machines a multi-node case ran on and their network, from the catalog system the
+    case names (`fabric_system`: a DGX H100 is an HGX H100 8-GPU board with 8 x 400 Gb/s)."""
+    name = case.get("fabric_system")
+    if not name:
+        return {}
+    system = next(x for x in cat.extra("system") if x.id == name)
+    network = (system.network_gbps_per_gpu or 0.0) * system.gpus
+    return {"node_gpus": system.gpus, "network_gbps_per_node": network or None}
 
 
 def estimate(pc: PreparedCase, sc: SpeedConstants) -> SpeedEstimate:
