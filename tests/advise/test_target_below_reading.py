@@ -51,7 +51,9 @@ def test_a_total_target_below_reading_speed_is_held_to_the_reading_floor_and_sai
     params = notes["plan.note_target_below_reading"]
     assert params["each"] == 40 / 12 and params["floor"] == floor
     for lang in ("en", "zh"):
-        assert "40 × 12" in t("plan.note_target_below_reading", lang=lang, **params)
+        assert "target_tokens_per_s_per_request: 40" in t(
+            "plan.note_target_below_reading", lang=lang, **params
+        )
 
 
 def test_a_target_above_reading_speed_needs_no_note() -> None:

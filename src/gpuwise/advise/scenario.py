@@ -113,6 +113,10 @@ class Workload(_Strict):
     prompt_tokens: Annotated[int | None, _n("context")] = None
     gen_tokens: Annotated[int, _n("context")] = 256
     target_tokens_per_s: Annotated[float | None, _n("target_tps")] = None
+    target_tokens_per_s_per_request: Annotated[float | None, _n("target_tps")] = None
+    """The speed each request must see (a coding assistant or an agent waits on every token,
+    faster than people read): the service is sized for it × concurrency in all, or for
+    target_tokens_per_s where that is higher (blind w13-01, w15-01)."""
     grad_checkpointing: bool | None = None
     engine: str | None = None
     quant: str | None = None
@@ -121,6 +125,15 @@ class Workload(_Strict):
     compile=True), fused kernels (Liger, Unsloth) or a fused-kernel framework (Megatron, NeMo).
     None: the engine's default (the catalog's `train_execution`: eager for Hugging Face and
     torchtune's shipped configs, fused for Unsloth)."""
+
+    @model_validator(mode="after")
+    def _per_request_target(self) -> Workload:
+        """A per-request target becomes the total the plan sizes for (its concurrency ×)."""
+        each = self.target_tokens_per_s_per_request
+        if not each:
+            return self
+        total = max(self.target_tokens_per_s or 0.0, each * self.concurrency)
+        return self.model_copy(update={"target_tokens_per_s": total})
 
     def device_batch(self, devices: int) -> int:
         """Sequences one device takes per optimizer step: its share of the global batch,
