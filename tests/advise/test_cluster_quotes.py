@@ -61,7 +61,7 @@ def test_a_quote_keeps_the_network_it_was_quoted_with() -> None:
         "gpu_count": "8",
         "billing": "按量",
         "price": "220元",
-        "网络带宽(Gbps)": "3200",
+        "RDMA网络(Gbps)": "3200",
     }
     from gpuwise.prices.quote_rows import canon
 

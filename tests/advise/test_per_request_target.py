@@ -8,6 +8,8 @@ the service for it × concurrency, the higher of the two where both are given.
 from __future__ import annotations
 
 from gpuwise.advise.scenario import parse_scenario
+from gpuwise.advise.workload import with_assumed_concurrency
+from gpuwise.catalog import load_catalog
 
 
 def _workload(**fields: object):  # type: ignore[no-untyped-def]
@@ -29,3 +31,11 @@ def test_the_higher_of_a_total_and_a_per_request_target_holds() -> None:
 def test_no_per_request_target_leaves_the_total_alone() -> None:
     assert _workload(target_tokens_per_s=120).target_tokens_per_s == 120
     assert _workload().target_tokens_per_s is None
+
+
+def test_a_per_request_target_keeps_its_own_requests_in_flight() -> None:
+    data = {"kind": "serve", "model": "qwen2.5-coder-32b", "target_tokens_per_s_per_request": 60}
+    s = parse_scenario({"workload": data}, "t")
+    kept, assumed = with_assumed_concurrency(load_catalog(), s)
+    assert assumed is None
+    assert (kept.workload.concurrency, kept.workload.target_tokens_per_s) == (1, 60)

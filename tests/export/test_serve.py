@@ -97,8 +97,9 @@ def test_ascend_option_goes_to_vllm_ascend(export: Any, plans: Any) -> None:
     flags = flag_values(command_words(e.files["serve.sh"], "vllm serve"))
     assert flags["--tensor-parallel-size"] == str(o.candidate.count)  # every chip of the cards
     assert flags["--dtype"] == "float16"  # the 310P runs float16 only (and W8A8's other layers)
-    if o.sized.quant == "int8-w8a8":  # msModelSlim W8A8 on vllm-ascend
+    if o.sized.quant == "int8-w8a8":  # msModelSlim W8A8 on vllm-ascend: a checkpoint to make
         assert flags["--quantization"] == "ascend"
+        assert dict(e.notes)["export.note_checkpoint"]["method"] == "msModelSlim W8A8"
     assert "compose.yaml" not in e.files  # an NPU container needs the driver mounted
     note = dict(e.notes)["export.note_container"]
     assert note["image"] == "quay.io/ascend/vllm-ascend:v0.11.0-310p"

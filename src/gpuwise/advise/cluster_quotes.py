@@ -42,11 +42,9 @@ def rdma_cluster_note(cat: Catalog, plan: Plan) -> list[Fired]:
     if plan.options and not _on_assumed_network(plan.options[0]):
         return []
     region = find_region(cat, s.region)
-    clouds = [
-        p
-        for p in cat.providers.values()
-        if p.rdma_clusters and (region is None or p.region_kind == region.kind)
-    ]
+    # no region named: the clouds of the market the currency points to (as the buyer is)
+    kind = region.kind if region is not None else ("cn" if s.currency == "CNY" else "global")
+    clouds = [p for p in cat.providers.values() if p.rdma_clusters and p.region_kind == kind]
     if not clouds:
         return []
     gbps = next(o.sized.network_gbps_per_node for o in considered if _on_assumed_network(o))

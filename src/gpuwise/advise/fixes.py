@@ -252,7 +252,7 @@ def _relaxations(cat: Catalog, s: Scenario) -> list[Callable[[Scenario, Replan],
         out.append(_simple("plan.fix_data_may_leave", {"data_may_leave": True}))
     if s.domestic_only:
         out.append(_simple("plan.fix_domestic", {"domestic_only": False}))
-    elif s.data_may_leave and s.region.lower() not in (*ANY, "global"):
+    elif s.data_may_leave and s.region.strip().lower() not in (*ANY, "global"):
         # the hardware or the capacity the job needs may be rented elsewhere (a burst of 64
         # GPUs with a fast network); whether the data may cross the border is the user's call
         out.append(_simple("plan.fix_region", {"region": "any"}))

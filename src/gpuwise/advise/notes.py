@@ -60,6 +60,8 @@ def target_below_reading_note(cat: Catalog, s: Scenario) -> list[Fired]:
     per-request figure written where the total goes; the floor is held as well, and said."""
 
     target, floor = s.workload.target_tokens_per_s, reading_floor(cat, s)
+    if s.workload.target_tokens_per_s_per_request:  # said per request: not a total mistaken
+        return []
     if not target or not floor or target >= floor:
         return []
     requests = s.workload.concurrency if s.workload.kind == "serve" else 1

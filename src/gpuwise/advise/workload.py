@@ -65,7 +65,8 @@ def with_assumed_concurrency(cat: Catalog, s: Scenario) -> tuple[Scenario, int |
     cap = int(plan_value(cat, "assumed_concurrency_cap"))
     if w.batch_requests():  # an offline batch keeps the engine's running batch full
         n = max(1, min(cap, w.batch_requests()))
-    elif w.target_tokens_per_s:
+    elif w.target_tokens_per_s and not w.target_tokens_per_s_per_request:
+        # a per-request target says its own requests in flight: the scenario's concurrency
         per_request = plan_value(cat, "min_tokens_per_s_per_request")
         n = max(1, min(cap, math.ceil(w.target_tokens_per_s / per_request)))
     else:

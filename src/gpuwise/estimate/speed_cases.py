@@ -189,7 +189,9 @@ def _fabric(cat: Catalog, case: dict[str, Any]) -> dict[str, Any]:
     name = case.get("fabric_system")
     if not name:
         return {}
-    system = next(x for x in cat.extra("system") if x.id == name)
+    system = next((x for x in cat.extra("system") if x.id == name), None)
+    if system is None:
+        raise ValueError(f"case {case.get('id')}: fabric_system {name!r} is not a catalog system")
     network = (system.network_gbps_per_gpu or 0.0) * system.gpus
     return {"node_gpus": system.gpus, "network_gbps_per_node": network or None}
 

@@ -97,8 +97,7 @@ HEADER_ALIASES = {
     "内存大小(gb)": "ram_gb",
     "memory_gb": "ram_gb",
     "memory_(gb)": "ram_gb",
-    "网络带宽": "network_gbps",
-    "网络带宽(gbps)": "network_gbps",
+    "rdma网络(gbps)": "network_gbps",
     "rdma带宽(gbps)": "network_gbps",
     "network_(gbps)": "network_gbps",
 }
