@@ -170,10 +170,37 @@ def _first_line(plan: Plan) -> str:
         )
         unpriced = t("plan.either_unpriced", option=option_label(best), items=items)
         return text + (unpriced if items else "")
+    cheaper = _cheaper_ranked_after(plan)
+    if cheaper:  # "it costs least" would be false: say what the first is, then the cheaper one
+        verdict = t(f"plan.verdict_{verdict_key}")
+        return t("plan.answer_ranked", verdict=verdict, total=total, monthly=monthly) + cheaper
     if best.cost.unpriced:
         verdict = t(f"plan.verdict_{verdict_key}")
         return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
     return t(f"plan.answer_{verdict_key}", total=total, monthly=monthly)
+
+
+CHEAPER_SHARE = 0.95
+"""An option ranked after the first is called cheaper when it costs under this share of it
+(outside the prices' 5% uncertainty, plan_assumption price_uncertainty_fraction)."""
+
+
+def _cheaper_ranked_after(plan: Plan) -> str:
+    """The sentence naming a fully priced option that costs clearly less than the first but
+    ranks after it for its risks (a public API on an owned box in an office, partial support,
+    a marketplace host): blind w16-03 read 'it costs least' beside a cheaper purchase."""
+    best = plan.options[0]
+    priced = [o for o in plan.options[1:] if not incomplete_capex(o)]
+    cheaper = min(priced, key=lambda o: o.cost.total, default=None)
+    if cheaper is None or cheaper.cost.total >= best.cost.total * CHEAPER_SHARE:
+        return ""
+    labels = dict.fromkeys(t(f"risk_short.{k.removeprefix('risk.')}") for k, _ in cheaper.risks)
+    return t(
+        "plan.answer_cheaper_after",
+        option=option_label(cheaper),
+        total=money(cheaper.cost.total, plan.currency),
+        risks=t("plan.name_sep").join(labels) or "—",
+    )
 
 
 def either_deciders(e: Either, months: float) -> str:
