@@ -19,6 +19,7 @@ from gpuwise.advise.evaluate import Option
 from gpuwise.advise.margin import slow_hours, slow_tokens_per_s
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.workload import plan_value
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import LlmModel
 from gpuwise.errors import UserError
@@ -190,8 +191,7 @@ def _previous_generation(cat: Catalog, sibling: LlmModel, model: LlmModel) -> bo
     beats. Unknown dates keep the sibling."""
     if sibling.release is None or model.release is None:
         return False
-    values = {a.id: a.value for a in cat.extra("plan_assumption")}
-    gap_days = float(values["sibling_generation_gap_months"]) * 365.25 / 12
+    gap_days = plan_value(cat, "sibling_generation_gap_months") * 365.25 / 12
     return (model.release - sibling.release).days > gap_days
 
 
@@ -236,8 +236,7 @@ def adapter_may_replace(cat: Catalog, s: Scenario) -> bool:
     w = s.workload
     if w.kind != "train" or w.mode == "qlora":
         return False
-    values = {a.id: a.value for a in cat.extra("plan_assumption")}
-    limit = float(values["adapter_fix_max_train_tokens"])
+    limit = plan_value(cat, "adapter_fix_max_train_tokens")
     return w.mode != "full" or w.train_tokens() * w.epochs <= limit
 
 

@@ -249,7 +249,8 @@ def _shard(parts: dict[str, float], r: Resolved, c: MemoryConstants) -> None:
     if s in ("zero1", "zero2") and r.req.mode == "full" and r.precision.master_bytes:
         # the FP32 master weights belong to the optimizer, partitioned with its states: ZeRO-1
         # keeps 2Ψ + 2Ψ + KΨ/N of model states, K = 12 for Adam's FP32 weights, momentum and
-        # variance (Rajbhandari et al., arXiv:1910.02054 §5.1); the 16-bit copy stays whole
+        # variance (Rajbhandari et al., arXiv:1910.02054 §5.1); the 16-bit copy stays whole.
+        # memory.toml's precision `weight_bytes` is that FP32 copy, `master_bytes` the 16-bit one
         fp32_master = r.req.model.params_b * 1e9 * r.precision.weight_bytes
         parts["weights"] -= fp32_master * (1 - 1 / n)
     if s in ("zero2", "zero3", "fsdp", "zero2-offload", "zero3-offload"):

@@ -20,10 +20,6 @@ CHECKPOINT_FORMATS = ("awq", "gptq")
 """Quantization methods that are checkpoint formats (made offline by their quantizers, loaded as
 such): the model to serve must be such a checkpoint. fp8 is applied to a 16-bit checkpoint at
 load time."""
-CHECKPOINT_QUANTS = {"int8-w8a8": {"cann": "msModelSlim W8A8", "any": "LLM-Compressor W8A8 (INT8)"}}
-"""Plan formats whose checkpoint the user must make or fetch, by the quantizer of each stack:
-vLLM finds a compressed-tensors W8A8 checkpoint from its config (no flag), vllm-ascend loads
-msModelSlim's with --quantization ascend; neither quantizes a 16-bit model at load."""
 MODEL_VAR = "MODEL"
 COMPOSE_VENDORS = ("nvidia", "amd")
 """Vendors whose devices a compose file can hand to a container by itself (NVIDIA's device
@@ -110,9 +106,12 @@ def serve_notes(v: ExportView, t: ExportTables, engine: str) -> list[Note]:
     """What the user must know beyond the files: a pre-quantized checkpoint, several replicas."""
     notes: list[Note] = []
     method = t.value(f"{engine}_quantization", v.quant)
-    if v.quant in CHECKPOINT_QUANTS:  # made offline by its quantizer on every stack
-        method = CHECKPOINT_QUANTS[v.quant].get(v.stack, CHECKPOINT_QUANTS[v.quant]["any"])
-        params = {"quant": v.quant, "method": method, "repo": v.hf_repo}
+    # a format made offline by each stack's own quantizer (export.toml checkpoint_method)
+    made_by = t.value("checkpoint_method", f"{v.quant}.{v.stack}") or t.value(
+        "checkpoint_method", v.quant
+    )
+    if made_by:
+        params = {"quant": v.quant, "method": made_by, "repo": v.hf_repo}
         notes.append(("export.note_checkpoint", params))
     elif method is not None and method in CHECKPOINT_FORMATS:
         params = {"quant": v.quant, "method": method.upper(), "repo": v.hf_repo}
