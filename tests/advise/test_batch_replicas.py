@@ -46,4 +46,16 @@ def test_more_cards_of_a_batch_are_copies_that_finish_sooner() -> None:
     pairs = [(t[1], t[n], n) for t in by_card.values() for n in t if n > 1 and 1 in t]
     assert pairs
     for one, many, n in pairs:
-        assert one / many > 0.7 * n, (one, many, n)  # each copy runs its share of the batch
+        assert one / many > 0.9 * n, (one, many, n)  # every copy keeps its running batch full
+
+
+def test_the_export_gives_every_copy_the_batch_running_requests() -> None:
+    from gpuwise.export.view import view_of
+
+    cat = load_catalog()
+    s = parse_scenario(BATCH, "t")
+    plan = make_plan(cat, s, dt.date(2026, 12, 6), fixes=False)
+    copies = next(o for o in plan.options if o.sized.replicas > 1)
+    v = view_of(cat, plan.scenario, copies, 1, plan.currency)
+    assert v.batch_job and v.replicas > 1
+    assert v.concurrency_per_replica == BATCH["workload"]["concurrency"]

@@ -109,6 +109,8 @@ class Workload(_Strict):
     recipe states: Llama 2 used 4M tokens, 1,024 sequences of 4,096). Each device takes its
     share (device_batch), reached with micro-batches and gradient accumulation."""
     concurrency: Annotated[int, _n("concurrency")] = 1
+    """Requests in flight: over the whole service for a service (split among its replicas); for
+    a one-off batch (`samples`), in each engine copy (every copy keeps its running batch full)."""
     context: Annotated[int, _n("context")] = 4096
     prompt_tokens: Annotated[int | None, _n("context")] = None
     gen_tokens: Annotated[int, _n("context")] = 256

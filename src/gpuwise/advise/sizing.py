@@ -232,8 +232,13 @@ def _compressed_from(sized: Sized, first: Sized) -> Sized:
 
 
 def _share(s: Scenario, replicas: int) -> Scenario:
-    """One replica's share of the service: its part of the concurrent requests and target."""
-    share: dict[str, Any] = {"concurrency": math.ceil(s.workload.concurrency / replicas)}
+    """One replica's share of the service: its part of the concurrent requests and target. A
+    one-off batch is a queue every copy draws from: each keeps its engine's running batch
+    full, so its requests in flight are per copy (blind w17-04: vLLM's 256 is per engine; split
+    over two copies of 4 B200s, each ran 128 and the fleet half as fast as it would)."""
+    w = s.workload
+    per_copy = w.concurrency if w.batch_requests() else math.ceil(w.concurrency / replicas)
+    share: dict[str, Any] = {"concurrency": per_copy}
     if s.workload.target_tokens_per_s:
         share["target_tokens_per_s"] = s.workload.target_tokens_per_s / replicas
     return s.model_copy(update={"workload": s.workload.model_copy(update=share)})

@@ -80,6 +80,8 @@ class ExportView:
     and added beside them (a layer split over unlike cards); empty: `devices` × `gpu`."""
     offload_fraction: float | None = None
     """Share of the weights run from system RAM beside the cards (CPU offload)."""
+    batch_job: bool = False
+    """A one-off batch (`samples`): each engine copy keeps the scenario's requests in flight."""
     card_half: str = "bf16"
     """The card's 16-bit type: what the layers a quantized format leaves alone run in (fp16 on
     a card without bf16: Turing, Ascend 310P)."""
@@ -107,7 +109,10 @@ class ExportView:
 
     @property
     def concurrency_per_replica(self) -> int:
-        """Concurrent requests each replica is sized for (the plan splits them evenly)."""
+        """Concurrent requests each replica is sized for: a service's split evenly, a batch's
+        in full (every copy draws from the queue: advise.sizing._share)."""
+        if self.batch_job:
+            return self.concurrency
         return math.ceil(self.concurrency / max(self.replicas, 1))
 
     @property
@@ -159,6 +164,7 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         vendor=d.vendor,
         stack=stack_of(o.candidate.gpu),
         card_half="bf16" if o.candidate.gpu.tflops.bf16 else "fp16",
+        batch_job=w.kind == "serve" and w.batch_requests() > 0,
         devices=d.devices,
         machines=d.machines,
         owned=d.kind == "own",
