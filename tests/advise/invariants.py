@@ -52,8 +52,22 @@ def _platform_takes(cat: Catalog, o: Option) -> bool:
 
 def _check_power(cat: Catalog, plan: Plan, o: Option) -> None:
     """Owned hardware costs what it draws: never more than every card at its TDP plus the host
-    for every hour, times the PUE of the site the scenario declares, times the tariff; and an
-    owned machine's running cost is never negative."""
+    for every hour, times the PUE of the site the scenario declares, times the tariff (owned
+    machines kept serving beside it add their own such bound); and an owned machine's
+    running cost is never negative."""
+    bound = _power_bound(cat, plan, o) if o.candidate.kind == "own" else 0.0
+    if o.beside is not None:
+        bound += _power_bound(cat, plan, o.beside)
+    c = o.candidate
+    assert o.cost.items.get("electricity", 0.0) <= bound * (1 + 1e-9) + 1e-9, (c.label, bound)
+    if c.already_owned:
+        running = o.cost.items.get("electricity", 0.0) + o.cost.items.get("maintenance", 0.0)
+        assert running >= 0, (c.label, o.cost.items)
+
+
+def _power_bound(cat: Catalog, plan: Plan, o: Option) -> float:
+    """The most an owned option's power can cost: every card at its TDP plus the host, every
+    hour, at the declared PUE and the tariff."""
     spec, c = o.own_spec, o.candidate
     assert spec is not None, c.label
     declared, _ = site_pue(cat, plan.scenario.owned_site(), None)
@@ -68,11 +82,7 @@ def _check_power(cat: Catalog, plan: Plan, o: Option) -> None:
         kept_w = sum((g.tdp_w or 0.0) * g.devices_per_card * n for g, n in kept)
         cards_w = kept_w + c.cards * tdp
     ceiling_w = (cards_w + spec.host_load_w) * c.nodes  # spec: one machine of nodes
-    bound = ceiling_w * hours / 1000 * declared * spec.tariff_per_kwh
-    assert o.cost.items.get("electricity", 0.0) <= bound * (1 + 1e-9) + 1e-9, (c.label, bound)
-    if c.already_owned:
-        running = o.cost.items.get("electricity", 0.0) + o.cost.items.get("maintenance", 0.0)
-        assert running >= 0, (c.label, o.cost.items)
+    return ceiling_w * hours / 1000 * declared * spec.tariff_per_kwh
 
 
 def _check_period(o: Option) -> None:
@@ -88,8 +98,10 @@ def check_option(cat: Catalog, plan: Plan, o: Option) -> None:
     assert o.cost.total >= 0, (c.label, o.cost.items)
     assert all(v == v for v in o.cost.items.values()), c.label  # no NaN
     _check_period(o)
-    if c.kind == "own":
+    if c.kind == "own" or o.beside is not None:
         _check_power(cat, plan, o)
+    if o.beside is not None:
+        check_beside(plan, o)
     assert _supported(cat, o), (c.label, o.sized.engine, o.sized.quant)
     if c.kind == "own" and not c.already_owned:
         assert not c.gpu.rent_only, c.label
@@ -101,6 +113,25 @@ def check_option(cat: Catalog, plan: Plan, o: Option) -> None:
     check_can_train(cat, plan, o)
     if c.kind == "rent" and c.offer and c.offer.node_gpus:
         assert c.count >= c.offer.node_gpus * c.gpu.devices_per_card, c.label
+
+
+def check_beside(plan: Plan, o: Option) -> None:
+    """Owned machines kept serving beside added ones: only for a service, the owned part is
+    hardware the user owns, its share of the requests is some but not all, and the bill holds
+    its running cost beside the added hardware's."""
+    assert o.beside is not None
+    w = plan.scenario.workload
+    assert w.kind == "serve" and not w.one_off(), o.candidate.label
+    assert o.beside.candidate.already_owned and o.beside.beside is None, o.candidate.label
+    rule = dict(o.rules)["owned-beside"]
+    assert 0 < rule["requests"] < w.concurrency == rule["total"], (o.candidate.label, rule)
+    assert o.cost.total >= o.beside.cost.total, o.candidate.label
+
+
+def _speeds(o: Option) -> tuple[float, float]:
+    """(central, slow end) tokens/s of the option, owned machines kept beside it included."""
+    parts = [o.sized] if o.beside is None else [o.sized, o.beside.sized]
+    return sum(p.tokens_per_s for p in parts), sum(slow_tokens_per_s(p) for p in parts)
 
 
 def check_purchasable_unit(o: Option, market: str) -> None:
@@ -162,8 +193,9 @@ def check_band(plan: Plan, o: Option) -> None:
         assert band[0] <= o.sized.tokens_per_s <= band[1], (o.candidate.label, band)
     short = False
     if w.kind != "train" and w.target_tokens_per_s:
-        assert o.sized.tokens_per_s >= w.target_tokens_per_s, o.candidate.label
-        short = slow_tokens_per_s(o.sized) < w.target_tokens_per_s
+        central, slow = _speeds(o)
+        assert central >= w.target_tokens_per_s, o.candidate.label
+        short = slow < w.target_tokens_per_s
     if s.deadline_days and o.time_hours:
         assert o.time_hours <= s.deadline_days * 24, o.candidate.label
         short = short or slow_hours(o.sized, o.time_hours) > s.deadline_days * 24

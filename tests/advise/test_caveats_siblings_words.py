@@ -69,29 +69,6 @@ def _rule(plan: Plan, rule_id: str) -> dict[str, Any] | None:
     return next((params for rid, params in plan.rules if rid == rule_id), None)
 
 
-def test_spot_left_out_of_a_training_run_names_the_deadline_not_a_service() -> None:
-    plan = plan_for(
-        {
-            "workload": {
-                "kind": "train",
-                "model": "qwen2.5:7b",
-                "mode": "lora",
-                "dataset_tokens": 2e8,
-                "seq_len": 2048,
-            },
-            "months": 1,
-            "deadline_days": 10,
-            "region": "cn",
-        }
-    )
-    params = _rule(plan, "spot-not-for-this-job")
-    assert params is not None
-    with using_lang("en"):
-        assert params["reason_en"] == t("plan.no_spot_deadline")
-    assert "service" not in params["reason_en"]
-    assert params["reason_zh"] and params["reason_zh"] != params["reason_en"]
-
-
 def test_spot_left_out_of_a_service_says_its_users_lose_it() -> None:
     plan = plan_for(
         {

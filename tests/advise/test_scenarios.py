@@ -122,6 +122,22 @@ def _top_not_marketplace(plan: Plan, _: bool) -> None:
     assert c.kind == "own" or (c.provider and c.provider.hosting != "marketplace"), c.label
 
 
+def _spot_with_slack(plan: Plan, _: bool) -> None:
+    """Spot under a deadline only where the deadline holds the slack for reclaims and waits
+    (plan assumption spot_deadline_slack, times the machines of the job)."""
+    from gpuwise.advise.margin import slow_hours
+    from gpuwise.advise.workload import plan_value
+    from gpuwise.catalog import load_catalog
+
+    slack = plan_value(load_catalog(), "spot_deadline_slack")
+    days = plan.scenario.deadline_days
+    assert days, "spot_with_slack needs a deadline"
+    for o in plan.options:
+        if o.candidate.billing == "spot" and o.time_hours:
+            needed = slow_hours(o.sized, o.time_hours) * slack * o.candidate.nodes
+            _check(needed <= days * 24, o.candidate.label)
+
+
 EXPECT: dict[str, Any] = {
     "buy_or_rent": lambda p, w: _check_in(p.answers.buy_or_rent, w),
     "vendor": lambda p, w: _check_in(_best(p).candidate.gpu.vendor, w),
@@ -141,6 +157,7 @@ EXPECT: dict[str, Any] = {
         "time",
     ),
     "no_spot": lambda p, w: _check(all(o.candidate.billing != "spot" for o in p.options), "spot"),
+    "spot_with_slack": _spot_with_slack,
     "spot_considered": lambda p, w: _check(
         any(o.candidate.billing == "spot" for o in (*p.options, *p.infeasible)), "no spot"
     ),

@@ -28,8 +28,10 @@ def test_training_without_dataset_size_or_deadline_allows_spot() -> None:
     assert _scenario().spot_allowed()
 
 
-def test_training_with_a_deadline_still_leaves_spot_out() -> None:
-    assert not _scenario(deadline_days=3).spot_allowed()
+def test_training_with_a_deadline_gets_spot_held_to_its_slack() -> None:
+    s = _scenario(deadline_days=3)
+    assert s.spot_allowed() and s.spot_needs_slack()
+    assert not _scenario(deadline_days=3, allow_spot=True).spot_needs_slack()
 
 
 def test_explicit_no_spot_wins_for_training() -> None:

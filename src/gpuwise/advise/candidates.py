@@ -13,7 +13,7 @@ interruptions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuwise.advise.regions import offer_in_region
 from gpuwise.advise.scenario import Scenario
@@ -80,6 +80,9 @@ class Candidate:
     model split by layer over unlike cards (advise/owned_extend.py); empty otherwise."""
     offload_fraction: float = 0.0
     """Share of the weights run from system RAM on the CPU beside the owned cards."""
+    beside_owned: tuple[tuple[str, int], ...] = ()
+    """(gpu id, cards) the user owns and keeps serving a share of the requests in machines of
+    their own, beside what this candidate adds (advise/owned_beside.py); empty otherwise."""
 
     @property
     def node_devices(self) -> int:
@@ -102,6 +105,9 @@ class Candidate:
     def label(self) -> str:
         """Human-readable id: 'own:rtx-4090×2', 'own:hgx-h20-8gpu×1[2/8]' (one system, 2 of
         its 8 devices used) or 'aliyun:ecs.gn7i:spot'."""
+        if self.beside_owned:
+            kept = "+".join(f"{g}×{n}" for g, n in self.beside_owned)
+            return f"kept:{kept}|{replace(self, beside_owned=()).label}"
         machines = f"×{self.nodes}nodes" if self.nodes > 1 else ""
         if self.owned_kept:
             kept = "+".join(f"{g}×{n}" for g, n in self.owned_kept)

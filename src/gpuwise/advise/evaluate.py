@@ -56,6 +56,9 @@ class Option:
     """The dated prices the option rests on (published date, retrieved date, origin)."""
     billing_alternatives: dict[str, float] = field(default_factory=dict)
     """What the same offer would cost in its other billing modes (advise.billing)."""
+    beside: Option | None = None
+    """The owned hardware kept serving its share of the requests beside this option's
+    (advise/owned_beside.py); its running cost is in this option's bill."""
 
     @property
     def undated_prices(self) -> int:
@@ -323,7 +326,8 @@ def own_options(s: Scenario, c: Candidate) -> OwnOptions:
     return replace(base, card_price=card, host_price=host, host_owned=in_own_pc)
 
 
-def _spend(s: Scenario, o: Option) -> float:
+def spend_of(s: Scenario, o: Option) -> float:
+    """What the budget is checked against: the monthly cost for a monthly budget, else the total."""
     return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
 
 
@@ -344,7 +348,7 @@ def check_constraints(
     """
     w = s.workload
     if budget_in_ctx is not None and s.budget is not None:
-        spend = _spend(s, o)
+        spend = spend_of(s, o)
         if spend > budget_in_ctx:
             o.blockers.append(("plan.block_budget", {"spend": spend, "budget": budget_in_ctx}))
         elif incomplete_capex(o):

@@ -26,13 +26,9 @@ def money(amount: float, currency: str) -> str:
 
 def why_no_spot(s: Scenario) -> dict[str, str]:
     """Why spot was left out, in the words of the job it was left out for
-    (Scenario.spot_allowed): the scenario's own refusal, a deadline, or a service."""
-    if s.allow_spot is False:
-        key = "plan.no_spot_refused"
-    elif s.workload.kind == "train" or s.workload.one_off():
-        key = "plan.no_spot_deadline"
-    else:
-        key = "plan.no_spot_service"
+    (Scenario.spot_allowed): the scenario's own refusal, or a service (a run with a
+    deadline is held to its slack per option instead: margin.spot_slack_check)."""
+    key = "plan.no_spot_refused" if s.allow_spot is False else "plan.no_spot_service"
     return {f"reason_{lang}": t(key, lang=lang) for lang in LANGS}
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuwise.advise.evaluate import Option
+from gpuwise.advise.evaluate import spend_of
 from gpuwise.advise.margin import slow_hours, slow_tokens_per_s
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
@@ -47,9 +47,12 @@ class Replan:
     make_plan: Callable[..., Plan]
     """The planner (advise/plan.py passes its `make_plan`: fixes do not import the planner)."""
 
-    def __call__(self, s: Scenario, patch: dict[str, Any]) -> Plan:
+    def __call__(self, s: Scenario, patch: dict[str, Any], only_owned: bool = False) -> Plan:
+        """The plan of `s` with `patch`; `only_owned`: of the owned hardware alone."""
         scenario = apply_patch(s, patch)
-        return self.make_plan(self.cat, scenario, self.today, self.cny_per_usd, fixes=False)
+        return self.make_plan(
+            self.cat, scenario, self.today, self.cny_per_usd, fixes=False, only_owned=only_owned
+        )
 
 
 def apply_patch(s: Scenario, patch: dict[str, Any]) -> Scenario:
@@ -86,10 +89,6 @@ def _yaml(value: Any) -> str:
     return str(value)
 
 
-def _spend(s: Scenario, o: Option) -> float:
-    return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
-
-
 def _quote(key: str, patch: dict[str, Any], plan: Plan, **params: Any) -> Fired:
     """A suggestion with the plan it gives: first option, its total, the change to make."""
     from gpuwise.advise.fired import _label, money
@@ -112,7 +111,7 @@ def _budget(s: Scenario, plan: Plan, replan: Replan) -> list[Fired]:
     relaxed = replan(s, {"budget": None})
     if not relaxed.options or s.budget is None:
         return []
-    amount = math.ceil(_spend(s, relaxed.options[0]))
+    amount = math.ceil(spend_of(s, relaxed.options[0]))
     if s.budget.currency == plan.currency and amount <= s.budget.amount:
         return []  # another limit blocks too: a budget would not be the fix
     budget = {"amount": amount, "currency": plan.currency, "per": s.budget.per}

@@ -3,6 +3,7 @@ risks (a module of its own so none of them imports another for a name)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuwise.i18n import Lang, get_lang, t
@@ -15,6 +16,9 @@ if TYPE_CHECKING:
 def option_label(o: Option) -> str:
     """An option as people read it: 'rtx-4090×2', or '算家云 RTX 4090 ×1 (按量) (rtx-4090×1)'."""
     c = o.candidate
+    if c.beside_owned:  # owned machines kept serving beside the added ones
+        kept = " + ".join(f"{g}×{n}" for g, n in c.beside_owned)
+        return t("plan.kept_beside", kept=kept, added=option_label(_without_beside(o)))
     if c.kind == "own" and c.system is not None:
         return f"{c.system.id}×{c.nodes}"
     machines = t("plan.machines_short", n=c.nodes) if c.nodes > 1 else ""
@@ -31,10 +35,19 @@ def option_label(o: Option) -> str:
     return f"{name} {c.offer.instance} ({billing}) ({c.gpu.id}×{c.node_devices}){machines}"
 
 
+def _without_beside(o: Option) -> Option:
+    """The option as its added hardware alone (for its name)."""
+    return replace(o, candidate=replace(o.candidate, beside_owned=()), beside=None)
+
+
 def candidate_words(c: Candidate, lang: Lang) -> str:
     """A configuration in words, by display names, for a sentence (never 'own:x×1[2/8]'):
     '8× NVIDIA Tesla P40', 'AMD Instinct MI355X server ×1 (uses 2 of 8 devices)', '2 machines
     of 4× …', or a rental's provider, instance and billing."""
+    if c.beside_owned:
+        kept = " + ".join(f"{g}×{n}" for g, n in c.beside_owned)
+        added = candidate_words(replace(c, beside_owned=()), lang)
+        return t("plan.kept_beside", lang=lang, kept=kept, added=added)
     if c.system is not None:
         text = f"{c.system.name} ×{c.nodes}"
         if c.idle_devices:

@@ -115,6 +115,21 @@ def deadline_check(sized: Sized, hours: float, days: float) -> tuple[str, Fired]
     return ("blocker", ("plan.block_deadline", params))
 
 
+def spot_slack_check(
+    sized: Sized, hours: float, days: float, slack: float, machines: int = 1
+) -> Fired | None:
+    """A blocker for a spot run whose deadline does not hold `slack` times its hours at the
+    slow end of its band, times its machines: reclaimed capacity may be gone for hours, and the
+    time spent waiting for it counts against the deadline (AWS SageMaker's managed spot
+    training counts it in MaxWaitTimeInSeconds); a job across N spot machines stops when any
+    one is reclaimed and waits until all N are back, so its reclaims and waits grow with N.
+    None where the deadline leaves that slack."""
+    long, needed = slow_hours(sized, hours), slack * machines
+    if long * needed <= days * 24:
+        return None
+    return ("plan.block_spot_slack", {"high": long, "days": days, "slack": needed})
+
+
 def at_risk_of_missing(risks: list[Fired]) -> bool:
     """The option meets a target or deadline only at its central estimate."""
     return any(k in BAND_RISKS for k, _ in risks)

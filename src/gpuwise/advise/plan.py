@@ -31,7 +31,12 @@ from gpuwise.advise.evaluate import (
 )
 from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.fired import fire_rules
-from gpuwise.advise.margin import band_assumption, ranking_total, slow_tokens_per_s
+from gpuwise.advise.margin import (
+    band_assumption,
+    ranking_total,
+    slow_tokens_per_s,
+    spot_slack_check,
+)
 from gpuwise.advise.marketplace import (
     flag_marketplace_data,
     keeps_data_in_region,
@@ -51,6 +56,7 @@ from gpuwise.advise.sizing import size
 from gpuwise.advise.ties import shorter_run_first
 from gpuwise.advise.workload import (
     plan_defaults,
+    plan_value,
     reading_floor,
     with_assumed_concurrency,
     workload_model,
@@ -286,15 +292,46 @@ def _classify(
     budget: float | None,
     floor: float | None = None,
     margin: float = 0.0,
+    spot_slack: float | None = None,
 ) -> tuple[list[Option], list[Option], list[Option]]:
-    """(ranked, unchecked, infeasible): passing, not checkable, breaking a limit."""
+    """(ranked, unchecked, infeasible): passing, not checkable, breaking a limit (a spot run
+    whose deadline lacks `spot_slack` times its hours among them)."""
     for o in options:
         check_constraints(s, o, budget, floor)
+        if spot_slack and o.candidate.billing == "spot" and o.time_hours:
+            days, machines = s.deadline_days or 0.0, o.candidate.nodes
+            blocker = spot_slack_check(o.sized, o.time_hours, days, spot_slack, machines)
+            o.blockers += [blocker] if blocker else []
     key = _rank_key(s, margin)
     ranked = sorted((o for o in options if o.feasible and o.checked), key=key)
     unchecked = sorted((o for o in options if o.feasible and not o.checked), key=key)
     infeasible = sorted((o for o in options if not o.feasible), key=lambda o: o.cost.total)
     return ranked, unchecked, infeasible
+
+
+def _with_owned_beside(
+    s: Scenario,
+    ranked: list[Option],
+    infeasible: list[Option],
+    budget: float | None,
+    replan: Any,
+    margin: float,
+) -> tuple[list[Option], list[Option]]:
+    """The ranking with the options that keep owned hardware, too slow for the whole load,
+    serving its share beside added hardware (advise/owned_beside.py), checked and ranked by
+    the same rules; the owned option for the whole load stays infeasible. `replan`:
+    fixes.Replan."""
+    from gpuwise.advise.owned_beside import beside_options, check_beside, too_slow_owned
+
+    too_slow = too_slow_owned(s, infeasible)
+    if too_slow is None:
+        return ranked, infeasible
+    added = beside_options(s, too_slow, replan)
+    for o in added:
+        check_beside(s, o, budget)
+    ranked = sorted([*ranked, *(o for o in added if o.feasible)], key=_rank_key(s, margin))
+    infeasible = [*infeasible, *(o for o in added if not o.feasible)]
+    return ranked, infeasible
 
 
 def make_plan(
@@ -303,15 +340,20 @@ def make_plan(
     today: dt.date,
     cny_per_usd: float | None = None,
     fixes: bool = True,
+    only_owned: bool = False,
 ) -> Plan:
     """Rank every option for the scenario (pure: the catalog and today come in). With no
     option ranked, `fixes` plans again with each change that could help and keeps those that
-    do (advise/fixes.py)."""
+    do (advise/fixes.py). Owned hardware too slow for the load alone is kept serving its
+    share beside added hardware (advise/owned_beside.py); `only_owned` plans the owned
+    hardware alone (that share's search)."""
     s, assumed_concurrency = with_assumed_concurrency(cat, s)
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
     cs = candidates(cat, s, region, buyer)
+    if only_owned:
+        cs.items = [c for c in cs.items if c.already_owned]
     found = _search(cat, s, ctx, cs, buyer)
     price_marketplace_risk(cat, s, found.options)
     flag_marketplace_data(s, found.options)
@@ -322,7 +364,13 @@ def make_plan(
     found.options = drop_slower_with_more(found.options, cs)
     floor = reading_floor(cat, s)
     margin = assumption(cat, "price_uncertainty_fraction").value
-    ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin)
+    slack = plan_value(cat, "spot_deadline_slack") if s.spot_needs_slack() else None
+    ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin, slack)
+    if fixes and s.owns and not any(o.candidate.already_owned for o in ranked):
+        from gpuwise.advise.fixes import Replan as Owned  # imported only where hardware is owned
+
+        replan = Owned(cat, today, cny_per_usd, make_plan)
+        ranked, infeasible = _with_owned_beside(s, ranked, infeasible, budget, replan, margin)
     mc = MemoryConstants.from_catalog(cat)
     bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
     ranked = best_use_of_each_system(ranked, bits)

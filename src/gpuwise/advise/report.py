@@ -9,12 +9,13 @@ from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
 from gpuwise.advise.labels import option_label
-from gpuwise.advise.margin import band_fields
+from gpuwise.advise.margin import band_fields, tokens_band
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.reasons import message, rule_text
 from gpuwise.advise.report_model import (
     Answers,
     Either,
+    KeptBeside,
     PlanOption,
     PlanReport,
     RuleItem,
@@ -79,6 +80,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
     """One option of the plan."""
     c = o.candidate
     kept = c.owned_kept[0] if c.owned_kept else None  # the owned card kept, the bought added
+    kept_tokens = o.beside.sized.tokens_per_s if o.beside else 0.0  # owned serving beside
     pooled = bool(c.owned_kept or c.offload_fraction)  # memory of all the cards together
     return PlanOption(
         kind="own" if c.kind == "own" else "rent",
@@ -109,8 +111,8 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         busy_hours_per_month=round(o.busy_hours_per_month, 1),
         memory_per_gpu_bytes=o.sized.memory.device_total_bytes,
         memory_capacity_bytes=gpu_capacity_bytes(o.sized.gpu if pooled else c.gpu),
-        tokens_per_s=round(o.sized.tokens_per_s, 1),
-        tokens_per_s_band=band_fields(o.sized, o.time_hours)[0],
+        tokens_per_s=round(o.sized.tokens_per_s + kept_tokens, 1),
+        tokens_per_s_band=_beside_band(o) if o.beside else band_fields(o.sized, o.time_hours)[0],
         time_hours_band=band_fields(o.sized, o.time_hours)[1],
         config=sized_config(o.sized),
         pareto=o.pareto,
@@ -120,7 +122,32 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         unchecked=_texts(o.unchecked, "plan.unchecked_"),
         opportunity_value=_rounded(o.cost.details.get("opportunity_value")),
         prices=[PriceEntry.of(p) for p in o.prices],
+        kept_beside=_kept_beside(o),
     )
+
+
+def _kept_beside(o: Option) -> KeptBeside | None:
+    """The owned hardware serving its share beside the option's, where there is some."""
+    if o.beside is None:
+        return None
+    b, rule = o.beside, next(p for k, p in o.rules if k == "owned-beside")
+    return KeptBeside(
+        gpu=b.candidate.gpu.id,
+        count=b.candidate.cards or b.candidate.count,
+        requests=int(rule["requests"]),
+        tokens_per_s=round(b.sized.tokens_per_s, 1),
+        quant=b.sized.quant,
+        monthly_cost=round(b.cost.monthly, 2),
+    )
+
+
+def _beside_band(o: Option) -> tuple[float, float] | None:
+    """The two parts' bands added (each part's p10 and p90 summed: the limit is checked so)."""
+    assert o.beside is not None
+    bands = [tokens_band(o.sized), tokens_band(o.beside.sized)]
+    if bands[0] is None or bands[1] is None:
+        return None
+    return round(bands[0][0] + bands[1][0], 1), round(bands[0][1] + bands[1][1], 1)
 
 
 def _rounded(v: float | None) -> float | None:
@@ -238,6 +265,7 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         lines.append(line)
     else:
         lines.append(_card_line(cat, plan.options[0].candidate, card, a))
+    lines[-1] += _beside_text(cat, plan.options[0])
     if a.decided_by_time:
         lines[-1] += time_tie_text(a.decided_by_time)
     if a.cloud:
@@ -251,6 +279,17 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     else:
         lines.append(t("plan.answer_no_cloud_owned" if a.already_owned else "plan.answer_no_cloud"))
     return lines
+
+
+def _beside_text(cat: Catalog, o: Option) -> str:
+    """' Keep your 4× A100 serving 32 of the 64 requests beside it.' for an option that adds
+    to owned hardware too slow alone (advise/owned_beside.py); '' otherwise."""
+    rule = next((p for k, p in o.rules if k == "owned-beside"), None)
+    if o.beside is None or rule is None:
+        return ""
+    b = o.beside.candidate
+    owned = t("plan.cards_of", count=b.cards or b.count, gpu=b.gpu.name)
+    return t("plan.answer_beside", owned=owned, requests=rule["requests"], total=rule["total"])
 
 
 def time_tie_text(x: TimeTie) -> str:

@@ -143,6 +143,18 @@ class SizedConfig(Sparse):
     )
 
 
+class KeptBeside(Frozen):
+    """Owned hardware kept serving a share of the requests beside an option's added hardware
+    (advise/owned_beside.py); the option's bill includes its running cost."""
+
+    gpu: str
+    count: int = Field(description="owned cards kept serving")
+    requests: int = Field(description="requests in flight the owned cards serve")
+    tokens_per_s: float = Field(description="their share of the option's tokens_per_s")
+    quant: str
+    monthly_cost: float = Field(description="their running cost per month, in the option's bill")
+
+
 class PlanOption(Frozen):
     """One option of the plan: hardware, where, bill, time, memory, speed, risks and rules."""
 
@@ -193,6 +205,9 @@ class PlanOption(Frozen):
     unchecked: list[TextItem]
     opportunity_value: float | None
     prices: list[PriceEntry]
+    kept_beside: KeptBeside | None = Field(
+        None, description="owned hardware serving part of the load beside this option's"
+    )
 
 
 class PlanReport(Frozen):

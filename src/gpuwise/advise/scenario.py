@@ -252,18 +252,21 @@ class Scenario(_Strict):
     def spot_allowed(self) -> bool:
         """Spot capacity fits a job that can stop and resume at no penalty.
 
-        A service goes down for its users at every reclaim, and a job with a hard
-        deadline cannot absorb an unbounded wait for capacity: neither gets spot unless the
+        A service goes down for its users at every reclaim: it gets spot only where the
         scenario says `allow_spot: true`. Interruptible training gets it unless it says false,
         and so does a batch job (an interrupted request is sent again). Training resumes from
         its last checkpoint whether or not the scenario states the data set's size (a run sized
-        by hours a day restarts the same way), so any training without a deadline qualifies.
+        by hours a day restarts the same way). A job with a deadline gets it too, but each spot
+        option must leave the slack for reclaims and waits for capacity
+        (`spot_needs_slack`, margin.spot_slack_check): a 9-hour run due in 5 days can wait.
         """
         if self.allow_spot is not None:
             return self.allow_spot
-        if self.workload.kind == "train" or self.workload.one_off():
-            return self.deadline_days is None
-        return False
+        return self.workload.kind == "train" or self.workload.one_off()
+
+    def spot_needs_slack(self) -> bool:
+        """Spot options are held to the deadline with slack (the user did not ask for spot)."""
+        return self.allow_spot is None and self.deadline_days is not None
 
 
 def _read(path: Path) -> dict[str, Any]:

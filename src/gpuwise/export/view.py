@@ -15,6 +15,7 @@ from typing import Any
 from gpuwise.advise.engines import stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.report import plan_option
+from gpuwise.advise.report_model import PlanOption
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
@@ -156,7 +157,7 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         tag_quant=reading.tag_quant,
         model_layers=model.layers,
         context_tokens=w.context,
-        concurrency=w.concurrency if w.kind == "serve" else 1,
+        concurrency=_added_concurrency(w.concurrency, d) if w.kind == "serve" else 1,
         seq_len_tokens=w.seq_len,
         epochs=w.epochs,
         gpu=d.gpu,
@@ -194,6 +195,12 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         cards=_cards(o),
         offload_fraction=o.candidate.offload_fraction or None,
     )
+
+
+def _added_concurrency(concurrency: int, d: PlanOption) -> int:
+    """The requests in flight the exported hardware serves: all of them, less those owned
+    machines kept beside it serve (advise/owned_beside.py; their own launch files stay)."""
+    return concurrency - (d.kept_beside.requests if d.kept_beside else 0)
 
 
 def _cards(o: Option) -> tuple[tuple[str, int], ...]:

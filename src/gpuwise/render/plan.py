@@ -42,6 +42,15 @@ def _speed_cell(o: PlanOption, training: bool) -> str:
 
 
 def _hardware(o: PlanOption) -> str:
+    """The option's hardware, after the owned cards it keeps serving beside it, if any."""
+    text = _added_hardware(o)
+    if o.kept_beside is None:
+        return text
+    kept = f"{o.kept_beside.gpu}×{o.kept_beside.count}"
+    return t("plan.kept_beside", kept=kept, added=text)
+
+
+def _added_hardware(o: PlanOption) -> str:
     """'rtx-4090×2', 'atlas-300i-duo×1 (2 devices)' for multi-chip cards, or a whole system
     'hgx-h20-8gpu×1 (uses 2 of 8 devices)'."""
     if o.system:
