@@ -203,11 +203,11 @@ def check_band(plan: Plan, o: Option) -> None:
     assert not short or risky, ("missing band risk", o.candidate.label)
     assert (shortfall_factor(o.risks) > 1) == risky, o.candidate.label
     if not risky:  # a risky option of its tier ranked before it is cheaper even insured
-        from gpuwise.advise.plan import _rank_key  # its tiers: priced, timed, site, support, SLA
+        from gpuwise.advise.plan import TIERS, _rank_key  # tiers: priced, timed, quality, site…
 
         tier = _rank_key(s)
         earlier = plan.options[: plan.options.index(o)]
-        same = [e for e in earlier if tier(e)[:5] == tier(o)[:5]]
+        same = [e for e in earlier if tier(e)[:TIERS] == tier(o)[:TIERS]]
         for e in same:
             if at_risk_of_missing(e.risks) and not e.candidate.already_owned:
                 insured = ranking_total(e.cost.total, e.risks)

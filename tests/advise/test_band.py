@@ -19,7 +19,7 @@ from gpuwise.advise.margin import (
     slow_tokens_per_s,
     tokens_band,
 )
-from gpuwise.advise.plan import Plan, _rank_key, make_plan
+from gpuwise.advise.plan import TIERS, Plan, _rank_key, make_plan
 from gpuwise.advise.report import plan_report
 from gpuwise.advise.report_model import PlanOption
 from gpuwise.advise.scenario import Scenario, parse_scenario
@@ -111,7 +111,8 @@ def test_an_option_at_risk_is_ranked_by_its_total_times_its_shortfall() -> None:
     for x in risky:
         params = dict(x.risks)["risk.throughput_band"]
         assert params["factor"] == pytest.approx(target / slow_tokens_per_s(x.sized))
-    insured = [ranking_total(x.cost.total, x.risks) for x in priced if key(x)[:5] == key(o)[:5]]
+    same = [x for x in priced if key(x)[:TIERS] == key(o)[:TIERS]]
+    insured = [ranking_total(x.cost.total, x.risks) for x in same]
     assert insured == sorted(insured)
 
 

@@ -42,7 +42,7 @@ def test_a_company_keeping_data_in_the_eu_gets_data_centre_rentals_before_market
     rentals = [o for o in plan.options if o.candidate.kind == "rent"]
     # compare within the earlier tiers (known prices and speed, full support): plan._rank_key
     key = _rank_key(plan.scenario, 0.0)
-    clean = [o for o in rentals if key(o)[:4] == (False, False, False, False)]
+    clean = [o for o in rentals if key(o)[:5] == (False, False, False, False, False)]
     hosts = [i for i, o in enumerate(clean) if on_marketplace(o)]
     centres = [i for i, o in enumerate(clean) if not on_marketplace(o)]
     assert hosts and centres

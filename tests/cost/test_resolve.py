@@ -56,12 +56,20 @@ def test_card_limits_per_host(cat: Catalog, usd: Context) -> None:
 
 
 def test_card_price_street_then_launch_then_user(cat: Catalog, usd: Context) -> None:
-    street = resolve_own(cat, usd, "rtx-5090", 1)
+    street = resolve_own(cat, usd, "rtx-5080", 1, OwnOptions(buyer="company"))
     assert street.prices[0].label == "card:street"
-    launch = resolve_own(cat, usd, "rtx-4090", 1)
+    launch = resolve_own(cat, usd, "rtx-4090", 1, OwnOptions(buyer="company"))
     assert launch.prices[0].label == "card:launch"
     assert launch.spec.card_price == pytest.approx(1599)
     assert any(n.key == "cost.note_launch_price" for n in launch.notes)
+    # a person buys a card out of production second-hand, not at its launch price (w16-05)
+    used = resolve_own(cat, usd, "rtx-4090", 1)
+    assert used.prices[0].label == "card:used" and used.spec.card_price == pytest.approx(1850)
+    assert any(n.key == "cost.note_card_used" for n in used.notes)
+    # and a used card cheaper than the newest new price (the RTX 5090 of late 2026)
+    assert resolve_own(cat, usd, "rtx-5090", 1).spec.card_price == pytest.approx(3254)
+    company = resolve_own(cat, usd, "rtx-5090", 1, OwnOptions(buyer="company"))
+    assert company.spec.card_price == pytest.approx(4262)
     user = resolve_own(cat, usd, "rtx-4090", 1, OwnOptions(card_price=1800))
     assert user.spec.card_price == 1800
     with pytest.raises(UserError) as err:

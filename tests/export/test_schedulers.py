@@ -91,8 +91,12 @@ def test_skypilot_unsupported_provider_is_said(
     _sky_loads(e.files["task.yaml"], tmp_path)
 
 
-def test_skypilot_own_hardware_is_an_ssh_node_pool(export: Any, tmp_path: Path) -> None:
-    _, e = export("individual", "skypilot")
+def test_skypilot_own_hardware_is_an_ssh_node_pool(
+    export: Any, plans: Any, tables: Any, tmp_path: Path
+) -> None:
+    """The first owned option whose card SkyPilot's accelerator catalog names."""
+    n = first(plans["individual"], lambda o: tables.accelerator(o.candidate.gpu.id, None))
+    _, e = export("individual", "skypilot", n)
     doc = yaml.safe_load(e.files["task.yaml"])
     assert doc["resources"]["infra"] == "ssh"
     assert doc["resources"]["image_id"].startswith("docker:ollama/ollama:")

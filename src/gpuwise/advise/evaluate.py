@@ -304,6 +304,7 @@ def power_options(s: Scenario) -> OwnOptions:
         region=None if s.region.strip().lower() in ANY else s.region,
         workload=s.workload.kind,
         tariff=s.tariff,
+        resale_pct=s.resale_pct,
     )
 
 

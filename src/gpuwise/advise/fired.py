@@ -163,6 +163,7 @@ KEEP_OWNED = ("owned-extend", "owned-offload")
 
 PER_OPTION_ONLY = (
     "sized-format",
+    "sized-format-for-speed",
     "micro-batch-fits",
     "micro-batch-fits-unset",
     "requests-not-maxima",

@@ -11,6 +11,7 @@ from gpuwise.advise.cluster_quotes import rdma_cluster_note
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.labels import candidate_words
+from gpuwise.advise.over_budget import over_budget_note
 from gpuwise.advise.overhead import rental_overhead_note
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.workload import reading_floor
@@ -36,6 +37,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += domestic_rental_note(cat, plan)
     out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
+    out += over_budget_note(plan)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
         examples = cs.example_candidates.get("more-devices-slower", [])

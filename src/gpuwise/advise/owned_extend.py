@@ -246,5 +246,5 @@ def _richer_words(found: Offload) -> dict[str, str]:
 def without_card_format(option: Option) -> Option:
     """The option without the per-card 'sized-format' line (it names one card; the
     owned-extend and owned-offload rules say the format for all the cards)."""
-    option.rules = [r for r in option.rules if r[0] != "sized-format"]
+    option.rules = [r for r in option.rules if not r[0].startswith("sized-format")]
     return option

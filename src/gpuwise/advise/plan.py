@@ -192,6 +192,9 @@ def _search(
         option = price(cat, ctx, s, c, sized)
         if option is not None:
             option_risks(cat, s, option, feats, choice, model.vision is not None)
+            if batch_bits and weight_bits(mc, sized.quant) < batch_bits:
+                params = {"quant": sized.quant, "bits": batch_bits}
+                option.risks.append(("risk.batch_below_quality_floor", params))
             out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
         si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
@@ -242,9 +245,15 @@ def _marketplace_tier(s: Scenario, o: Option) -> bool:
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
+TIERS = 6
+"""The leading elements of the ranking key that are tiers, not money (_rank_key)."""
+
+
 def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
-    hardware price or speed is unknown (a floor, a guess), and — unless the team has strong ops
+    hardware price or speed is unknown (a floor, a guess), a one-off batch run at the quality
+    floor (plan assumption batch_quality_floor_bits: its output is the product) before one
+    that only fits below it, and — unless the team has strong ops
     capacity — before one that needs framework or kernel work (partial support), and one partial
     layer (the stack) before two (the stack and the format: evaluate.caveats). Cards the user
     already owns are not moved down for partial support: it is a stated risk, and money spent
@@ -259,11 +268,12 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     user already owns ranks first among options within `margin` of its cost (the prices' own
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, int, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, float, float, str]:
         total = ranking_total(o.cost.total, o.risks)
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
+            any(k == "risk.batch_below_quality_floor" for k, _ in o.risks),
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
             0 if s.ops_capacity == "strong" or o.candidate.already_owned else caveats(o),
             _marketplace_tier(s, o),
@@ -375,7 +385,7 @@ def make_plan(
     bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
     ranked = best_use_of_each_system(ranked, bits)
     unchecked = best_use_of_each_system(unchecked, bits)
-    tier = lambda o: _rank_key(s, margin)(o)[:5]  # noqa: E731
+    tier = lambda o: _rank_key(s, margin)(o)[:TIERS]  # noqa: E731
     if s.workload.one_off():  # a cost tie between runs goes to the sooner end (advise/ties.py)
         ranked = shorter_run_first(ranked, margin, tier)
     set_aside: list[Option] = []
@@ -421,6 +431,12 @@ def make_plan(
     plan.assumptions += band_assumption(s, floor, ranked)
 
     plan.rules = fire_rules(cat, plan, ctx)
+    if fixes and s.public_api and s.owned_site() in ("home", "office"):
+        from gpuwise.advise.colocation_note import colocation_note
+        from gpuwise.advise.fixes import Replan as Colocated
+
+        colocated = Colocated(cat, today, cny_per_usd, make_plan)
+        plan.assumptions += colocation_note(plan, colocated, margin)
     if not ranked and fixes:  # fixes.py is imported only when there is something to fix
         from gpuwise.advise.fixes import Replan, suggest_fixes
 

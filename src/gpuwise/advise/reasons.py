@@ -11,6 +11,7 @@ from gpuwise.advise.scenario import VISION_SUFFIX, Scenario
 from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.catalog.systems import sold_as_system
 from gpuwise.cost.session import needs_quota_request
 from gpuwise.estimate.memory import gpu_capacity_bytes
@@ -94,6 +95,27 @@ def _spot_risks(s: Scenario, o: Option) -> None:
     )
 
 
+def _restart_risk(s: Scenario, o: Option) -> None:
+    """A standing service rented by the hour for part of each day is priced for its busy
+    hours only, which means stopping the instance every night and starting it again every
+    morning: the GPU may not be free then (a marketplace host, a crowded zone), and the disk
+    keeps billing. The risk says so, with what keeping it on around the clock would cost
+    (blind w18-01)."""
+    c, w = o.candidate, s.workload
+    if c.kind != "rent" or w.kind == "train" or w.one_off() or s.hours_per_day >= 24:
+        return
+    if c.billing not in ("on-demand", "spot") or not o.busy_hours_per_month:
+        return
+    compute = o.cost.items.get("compute", 0.0)
+    always_on = compute * HOURS_PER_MONTH / o.busy_hours_per_month
+    if always_on > compute * 1.05:
+        from gpuwise.advise.fired_billing import money
+
+        cur = o.cost.currency
+        params = {"hours": s.hours_per_day, "always_on": money(always_on, cur)}
+        o.risks.append(("risk.daily_restart", {**params, "compute": money(compute, cur)}))
+
+
 def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) -> None:
     c, g = o.candidate, o.candidate.gpu
     per_replica = c.count // max(o.sized.replicas, 1)  # replicas never talk to each other
@@ -170,7 +192,10 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
     """How the configuration was chosen: engine and format, batch or requests."""
     c, z, g, w = o.candidate, o.sized, o.candidate.gpu, s.workload
     params = {"engine": z.engine, "quant": z.quant, "gpu": g.name, "count": c.cards or z.count}
-    o.rules.append(("sized-format", params))
+    if z.compressed_for_target:  # a faster format than the least compressed that fits
+        o.rules.append(("sized-format-for-speed", {**params, "fitted": z.compressed_for_target}))
+    else:
+        o.rules.append(("sized-format", params))
     if choice and choice.refused:
         first = choice.refused[0][1]
         # an unknown verdict has no note: say it is undocumented, not that the engine refuses it
@@ -230,6 +255,7 @@ def option_risks(
     c, g = o.candidate, o.candidate.gpu
     _framework_checks(cat, s, o, feats, vision)
     _spot_risks(s, o)
+    _restart_risk(s, o)
     _hardware_rules(cat, o, feats)
     _sizing_rules(s, o, choice)
     # a layer split sizes a pooled device (advise/owned_sizing.py): its memory is the cards';

@@ -188,14 +188,19 @@ class Scenario(_Strict):
     """The PC's memory: it sets how fast offloaded layers are read (plan_assumption
     system_ram_gbps_ddr4 / _ddr5)."""
     host_price: Annotated[float | None, _n("money")] = None
+    resale_pct: Annotated[float | None, _n("percent")] = None
+    """What bought hardware fetches at the project's end, in % of its price (None: the
+    catalog's resale curve by age). A state-owned enterprise or public body that disposes of
+    assets through its own rules, not a second-hand market, sets 0 (blind w18-04)."""
     entity: Literal["individual", "company", "institution"] = "individual"
     """Who runs the project and pays the electricity: an individual pays a household tariff,
     a company a commercial one (a company is not a household); an institution (a university,
     hospital or public lab) buys and pays like a company: new hardware with an invoice, a
     non-household tariff, machines in an office or server room."""
-    site: Literal["home", "office", "server-room", "datacenter"] | None = None
+    site: Literal["home", "office", "server-room", "datacenter", "colocation"] | None = None
     """Where owned machines sit; only a server room or a data centre adds facility overhead
-    (PUE). None: at home for an individual, in an office for a company (no PUE either way)."""
+    (PUE); a colocation space adds its rent per contracted kW too. None: at home for an
+    individual, in an office for a company (no PUE either way)."""
     tariff: str | None = None
     """An electricity tariff preset id (owning.toml) or a price per kWh in `currency`; None: the
     default tariff of the entity's kind in the region."""

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 HOME_SITES = ("home", "office")
 """Sites without a facility's power, network and staff (scenario `site`)."""
+DATA_CENTRE_SITES = ("datacenter", "colocation")
+"""A data centre of the owner's or a rented colocation space."""
 
 
 def geforce_licensed(o: Option) -> bool:
@@ -34,7 +36,7 @@ def geforce_licensed(o: Option) -> bool:
 
 def licence_at_risk(s: Scenario, o: Option) -> bool:
     """A GeForce card the user runs themselves as a public service or in a data centre."""
-    placed = s.public_api or s.owned_site() == "datacenter"
+    placed = s.public_api or s.owned_site() in DATA_CENTRE_SITES
     return o.candidate.kind == "own" and geforce_licensed(o) and placed
 
 

@@ -289,14 +289,23 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
         if count % r == 0
     ]
     if not target:
-        return _fastest(layouts) or split
+        return _fastest(layouts, si) or split
     return _pick(layouts, target, si) or split
 
 
-def _fastest(layouts: list[Sized | None]) -> Sized | None:
-    """The layout fastest at the slow end of its band, a fully supported one first."""
+def _fastest(layouts: list[Sized | None], si: SizeInputs) -> Sized | None:
+    """The layout fastest at the slow end of its band, a fully supported one first, and for a
+    one-off batch one at the quality floor first (blind w18-05: two 4-bit copies of a 671B
+    teacher beat one FP8 copy on speed and were taken, though FP8 fitted)."""
     known = [x for x in layouts if x is not None and x.speed_known]
-    return min(known, key=lambda x: (x.support != "yes", -slow_tokens_per_s(x)), default=None)
+
+    def key(x: Sized) -> tuple[bool, bool, float]:
+        below = bool(si.batch_floor_bits) and weight_bits(si.mc, x.quant) < (
+            si.batch_floor_bits or 0.0
+        )
+        return (below, x.support != "yes", -slow_tokens_per_s(x))
+
+    return min(known, key=key, default=None)
 
 
 def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:

@@ -33,6 +33,25 @@ class Tariff(Sourced):
     default: bool = False
 
 
+class ColocationRate(Sourced):
+    """What a colocation data centre charges to house a customer's own server, per kW of the
+    power contracted for it each month (racks are sold by the power they may draw).
+
+    `power_included`: the rate covers the electricity up to the contracted power (common for a
+    Chinese IDC rack and much retail colocation); otherwise the energy is billed on top at the
+    business tariff and the site's PUE. The planner takes the rate of the scenario's region,
+    else of the currency's home region (as for tariffs)."""
+
+    id: str
+    region: str
+    name_en: str
+    name_zh: str
+    per_kw_month: PositiveFloat
+    currency: Literal["USD", "CNY", "EUR"]
+    date: dt.date | None = None
+    power_included: bool = False
+
+
 class Pue(Sourced):
     """Power usage effectiveness preset: facility power ÷ IT power."""
 
@@ -152,6 +171,7 @@ def _extra_kinds() -> dict[str, type[BaseModel]]:
         "engine": Engine,
         "activation_model": ActivationModel,
         "tariff": Tariff,
+        "colocation": ColocationRate,
         "pue": Pue,
         "host_part": HostPart,
         "psu_sizing": PsuSizing,

@@ -1,7 +1,8 @@
 """Which purchase channel a buyer uses, and so which of a card's catalog prices it pays.
 
 An individual buys new or second-hand: the newest street price of any condition (a used
-market's asking price where the card is no longer sold new), else the launch price. A company
+market's asking price where the card is no longer sold new), or the newest used price where
+that is lower, else the launch price. A company
 or institution buys new, from a shop or distributor, with the maker's warranty and an invoice:
 it pays only prices the catalog marks new (`Price.bought_as`), else the launch (list) price,
 and a card sold only second-hand has no price for it (shown unpriced, never at an eBay
@@ -43,9 +44,20 @@ def street_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) -> P
 
 def purchase_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) -> Price | None:
     """The price this buyer pays per card: its street price, else the launch (list) price;
-    None when the card has neither for this buyer."""
+    None when the card has neither for this buyer. A person who buys second-hand pays the
+    newest used price where it is lower than the newest street price in the same currency,
+    or, in the launch price's currency, where the card has no street price at all (a card out
+    of production is not sold at its launch price years later): a used RTX 5090 under a
+    budget that a new one is over is a purchase a person makes (blind w16-05). The note says
+    second-hand, with no warranty."""
     street = street_price(prices, buyer, prefer)
-    return street or _newest([p for p in prices if p.kind == "launch"], prefer)
+    fallback = street or _newest([p for p in prices if p.kind == "launch"], prefer)
+    used = _newest([p for p in prices if p.kind == "used"], prefer) if buys_used(buyer) else None
+    if used is None or fallback is None:
+        return fallback or used
+    if used.currency != fallback.currency:  # another market's listing: no rates here
+        return fallback
+    return used if street is None or used.amount < street.amount else street
 
 
 def only_second_hand(prices: Sequence[Price], buyer: Buyer | None) -> bool:

@@ -55,6 +55,11 @@ class OwnSpec:
     """Yearly decline of the resale share past the curve's last point (cost.resale)."""
     unpriced_host: tuple[str, ...] = ()
     owned: bool = False
+    colocation_per_month: float = 0.0
+    """Rent of the colocation space the machine sits in (cost.power.colocation_rent); 0 for a
+    machine on the owner's own premises."""
+    power_in_rent: bool = False
+    """The colocation rent includes the electricity: none is billed on top."""
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -143,9 +148,11 @@ def own_cost(
         else:
             items["host"] = spec.host_price
     kwh = energy_kwh(spec, busy_hours_per_month * months, idle_hours_per_month * months)
-    if kwh is None:
+    if spec.colocation_per_month:
+        items["colocation"] = spec.colocation_per_month * months
+    if kwh is None and not spec.power_in_rent:
         unpriced.append("electricity")
-    else:
+    elif kwh is not None and not spec.power_in_rent:
         items["electricity"] = kwh * spec.pue * spec.tariff_per_kwh
     # an allowance on what the hardware is worth: its price, or for owned cards their used value
     # in the share of hours this work uses them

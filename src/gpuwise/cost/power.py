@@ -23,7 +23,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.dating import source_dates
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_cost import CostAssumption, HostPlatform
-from gpuwise.catalog.schema_extra import Pue, Tariff
+from gpuwise.catalog.schema_extra import ColocationRate, Pue, Tariff
 from gpuwise.cost.model import Note, PriceRef
 from gpuwise.errors import UserError
 
@@ -205,3 +205,60 @@ def tariff_price(
     date = t.date or source_dates(cat, t.source).published
     ref = ctx.ref(f"tariff:{t.id}", t.price_per_kwh, t.currency, "kWh", date, t.source)
     return ctx.money(t.price_per_kwh, t.currency), ref
+
+
+# ---------------------------------------------------------------- colocation
+
+
+@dataclass(frozen=True)
+class Colocation:
+    """A colocation rent for one machine: per month in the result currency, and whether the
+    electricity is in it."""
+
+    per_month: float
+    power_included: bool
+
+
+def colocation_rent(
+    cat: Catalog, ctx: Context, region: str | None, peak_w: float
+) -> tuple[Colocation, PriceRef] | None:
+    """The monthly rent of a colocation space for a machine that may draw `peak_w`: the
+    region's rate per contracted kW (catalog `colocation`, the nearest region first, as for
+    tariffs) × its peak kW. None where the catalog has no rate for the region's chain."""
+    rates: Sequence[ColocationRate] = cat.extra("colocation")
+    for place in _region_chain(cat, region, ctx.currency):
+        found = next((r for r in rates if r.region.lower() == place), None)
+        if found is not None:
+            date = found.date or source_dates(cat, found.source).published
+            ref = ctx.ref(
+                f"colocation:{found.id}", found.per_kw_month, found.currency, "kW-month",
+                date, found.source,
+            )  # fmt: skip
+            rent = ctx.money(found.per_kw_month, found.currency) * peak_w / 1000
+            return Colocation(rent, found.power_included), ref
+    return None
+
+
+NO_COLOCATION = Colocation(0.0, False)
+"""A machine on its owner's premises: no rent."""
+COLOCATION_SITE = "colocation"
+"""The owning.toml site of a machine housed in a rented colocation space."""
+
+
+def colocation_of(
+    cat: Catalog,
+    ctx: Context,
+    site: str,
+    region: str | None,
+    peak_w: float,
+    prices: list[PriceRef],
+) -> Colocation:
+    """The colocation rent of a machine at `site` (none off a colocation site); a region with
+    no rate in the catalog is a one-line error naming what to set, never a free rack."""
+    if site != COLOCATION_SITE:
+        return NO_COLOCATION
+    found = colocation_rent(cat, ctx, region, peak_w)
+    if found is None:
+        raise UserError("cost.no_colocation_rate", region=region or ctx.currency)
+    prices.append(found[1])
+    return found[0]

@@ -22,9 +22,12 @@ from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
 from gpuwise.cost.power import (
     DEFAULT_TARIFF,
+    NO_COLOCATION,
+    Colocation,
     assumption,
     busy_fraction,
     card_draw,
+    colocation_of,
     host_draw,
     site_pue,
     tariff_price,
@@ -220,6 +223,7 @@ class _Power:
     pue: float
     site: str
     tariff: float
+    colocation: Colocation = NO_COLOCATION
 
 
 def _power(
@@ -259,7 +263,9 @@ def _power(
                 pue=pue,
             )
         )
-    return _Power(gpu_w, host_w, pue, site, tariff)
+    peak_w = (gpu.tdp_w or 0.0) * gpu.devices_per_card * count + host_w[0]
+    rent = colocation_of(cat, ctx, site, opts.region, peak_w, prices)
+    return _Power(gpu_w, host_w, pue, site, tariff, rent)
 
 
 def resolve_own(
@@ -302,6 +308,8 @@ def resolve_own(
         resale_tail_annual=resale.tail,
         unpriced_host=host.missing,
         owned=opts.owned,
+        colocation_per_month=power.colocation.per_month,
+        power_in_rent=power.colocation.power_included,
     )
     parts, refs = tuple(host.parts), with_retrieved(cat, prices)
     return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)

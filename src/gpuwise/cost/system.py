@@ -34,7 +34,14 @@ from gpuwise.catalog.systems import (
 )
 from gpuwise.cost.model import CostOption, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
-from gpuwise.cost.power import busy_fraction, card_draw, host_draw, site_pue, tariff_price
+from gpuwise.cost.power import (
+    busy_fraction,
+    card_draw,
+    colocation_of,
+    host_draw,
+    site_pue,
+    tariff_price,
+)
 from gpuwise.cost.resale import resale_curve
 from gpuwise.cost.resolve import (
     Context,
@@ -166,6 +173,8 @@ def resolve_system(
     if curve is not None:
         notes += resale_notes(curve, gpu)
     bought = (price.ref.date if price.ref else None) or dt.date(gpu.release_year, 1, 1)
+    peak_w = (gpu.tdp_w or 0.0) * devices + host_load
+    rent = colocation_of(cat, ctx, site, opts.region, peak_w, prices)
     spec = OwnSpec(
         label=f"own:{system.id}x{systems}",
         gpu_id=gpu.id,
@@ -185,6 +194,8 @@ def resolve_system(
         resale_curve=curve.knots if curve else (),
         resale_fraction_override=None if opts.resale_pct is None else opts.resale_pct / 100,
         resale_tail_annual=curve.tail_annual_decline if curve else 0.0,
+        colocation_per_month=rent.per_month,
+        power_in_rent=rent.power_included,
     )
     refs = with_retrieved(cat, prices)
     resolved = ResolvedOwn(spec, system.id, None, (), refs, tuple(notes), site)

@@ -1,0 +1,67 @@
+"""A one-off batch whose output is the product (synthetic data, translation) runs at the
+quality floor first (plan assumption batch_quality_floor_bits): on a card where an 8-bit
+format fits, independent 4-bit copies do not win on speed alone, and an option that only fits
+below the floor ranks after those that do (blind w18-05: every top option ran a 671B teacher
+at 4 bits, and 8 × H200 said "least compressed that fits" of a 4-bit layout)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from gpuwise.advise.plan import _rank_key, make_plan
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.advise.sized import weight_bits
+from gpuwise.advise.workload import plan_value
+from gpuwise.catalog import load_catalog
+from gpuwise.estimate.constants import MemoryConstants
+from tests.advise.invariants import check_plan
+
+TEACHER: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "deepseek-r1-671b", "samples": 20000,
+                 "prompt_tokens": 500, "gen_tokens": 2500, "concurrency": 128},
+    "deadline_days": 7, "months": 1, "region": "any", "entity": "company",
+    "ops_capacity": "strong", "currency": "USD",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def plan() -> Any:
+    return make_plan(load_catalog(), parse_scenario(TEACHER, "t"), dt.date(2026, 12, 6))
+
+
+def _bits(quant: str) -> float:
+    return weight_bits(MemoryConstants.from_catalog(load_catalog()), quant)
+
+
+def test_options_at_the_floor_rank_first(plan: Any) -> None:
+    floor = plan_value(load_catalog(), "batch_quality_floor_bits")
+    key = _rank_key(plan.scenario)
+    known = [o for o in plan.options if key(o)[:2] == (False, False)]  # priced and timed
+    bits = [_bits(o.sized.quant) >= floor for o in known]
+    assert bits[0] and any(not b for b in bits)
+    assert bits == sorted(bits, reverse=True)  # every option at the floor before any below it
+    for o in plan.options:
+        below = any(k == "risk.batch_below_quality_floor" for k, _ in o.risks)
+        assert below == (_bits(o.sized.quant) < floor), o.candidate.label
+
+
+def test_an_eight_bit_fit_is_not_traded_for_four_bit_copies(plan: Any) -> None:
+    h200 = [o for o in plan.options if o.candidate.gpu.id == "h200" and o.candidate.count == 8]
+    assert h200
+    assert all(_bits(o.sized.quant) >= 8 for o in h200), [o.sized.quant for o in h200]
+
+
+def test_the_format_rule_says_why_when_not_the_least_compressed(plan: Any) -> None:
+    for o in plan.options:
+        ids = [k for k, _ in o.rules]
+        if o.sized.compressed_for_target:
+            assert "sized-format-for-speed" in ids and "sized-format" not in ids
+        else:
+            assert "sized-format" in ids
+
+
+def test_invariants_hold(plan: Any) -> None:
+    check_plan(load_catalog(), plan)

@@ -1,0 +1,54 @@
+"""A standing service rented by the hour for part of the day is priced for its busy hours,
+which means a nightly stop and a morning start: the risk says so, with the always-on cost
+(reasons._restart_risk; blind w18-01)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+
+RAG: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen2.5-14b", "concurrency": 16,
+                 "prompt_tokens": 6000, "gen_tokens": 500, "target_tokens_per_s_per_request": 15},
+    "months": 24, "hours_per_day": 10, "region": "cn", "entity": "company", "currency": "CNY",
+}  # fmt: skip
+
+
+def _plan(**change: Any) -> Any:
+    return make_plan(load_catalog(), parse_scenario({**RAG, **change}, "t"), dt.date(2026, 12, 6))
+
+
+@pytest.fixture(scope="module")
+def plan() -> Any:
+    return _plan()
+
+
+def test_hourly_rentals_of_a_part_day_service_carry_the_risk(plan: Any) -> None:
+    hourly = [o for o in plan.options if o.candidate.billing in ("on-demand", "spot")]
+    assert hourly
+    for o in hourly:
+        risk = dict(o.risks).get("risk.daily_restart")
+        assert risk is not None, o.candidate.label
+        assert risk["hours"] == 10
+    first = hourly[0]
+    expected = first.cost.items["compute"] * HOURS_PER_MONTH / first.busy_hours_per_month
+    assert (
+        dict(first.risks)["risk.daily_restart"]["always_on"]
+        .replace(",", "")
+        .endswith(f"{expected:.0f}")
+    )
+
+
+def test_no_risk_around_the_clock_or_on_a_monthly_plan(plan: Any) -> None:
+    for o in _plan(hours_per_day=24).options:
+        assert "risk.daily_restart" not in dict(o.risks)
+    for o in plan.options:
+        if o.candidate.billing in ("monthly", "yearly") or o.candidate.kind == "own":
+            assert "risk.daily_restart" not in dict(o.risks), o.candidate.label

@@ -1,0 +1,75 @@
+"""An owned server in a rented colocation rack pays the region's rent per contracted kW
+(catalog `colocation`, cost.power.colocation_rent), with the electricity on top where the
+rent excludes it (US, EU wholesale practice) and none where it includes it (a Chinese IDC
+rack); a machine on its owner's premises pays no rent."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuwise.catalog import Catalog
+from gpuwise.cost.own import own_cost
+from gpuwise.cost.power import colocation_of, colocation_rent
+from gpuwise.cost.resolve import Context, OwnOptions, resolve_own
+from gpuwise.cost.system import resolve_system
+from gpuwise.errors import UserError
+
+MONTHS = 36.0
+
+
+def _rate(cat: Catalog, region: str) -> object:
+    return next(r for r in cat.extra("colocation") if r.region == region)
+
+
+def test_rent_is_the_rate_times_the_peak_kw(cat: Catalog, usd: Context) -> None:
+    opts = OwnOptions(site="colocation", region="us", payer="business", workload="serve")
+    own = resolve_own(cat, usd, "rtx-pro-6000-blackwell", 4, opts)
+    gpu = cat.gpu("rtx-pro-6000-blackwell")
+    peak_kw = ((gpu.tdp_w or 0.0) * 4 + own.spec.host_load_w) / 1000
+    rate = _rate(cat, "us")
+    assert own.spec.colocation_per_month == pytest.approx(rate.per_kw_month * peak_kw)  # type: ignore[attr-defined]
+    cost = own_cost(own.spec, 730, MONTHS)
+    assert cost.items["colocation"] == pytest.approx(own.spec.colocation_per_month * MONTHS)
+    assert cost.items["electricity"] > 0  # the US rate excludes power
+    assert any(p.label == "colocation:us-colocation" for p in own.prices)
+
+
+def test_a_rack_with_power_in_its_rent_bills_no_electricity(cat: Catalog, cny: Context) -> None:
+    opts = OwnOptions(site="colocation", region="cn", payer="business", workload="serve")
+    own = resolve_own(cat, cny, "rtx-4090", 2, opts)
+    assert own.spec.power_in_rent
+    cost = own_cost(own.spec, 730, MONTHS)
+    assert cost.items["colocation"] > 0 and "electricity" not in cost.items
+    assert "electricity" not in cost.unpriced
+
+
+def test_own_premises_pay_no_rent(cat: Catalog, usd: Context) -> None:
+    for site in ("office", "server-room", "datacenter"):
+        own = resolve_own(cat, usd, "l40s", 4, OwnOptions(site=site, region="us"))
+        assert own.spec.colocation_per_month == 0
+        assert "colocation" not in own_cost(own.spec, 730, MONTHS).items
+
+
+def test_a_whole_system_is_contracted_at_all_its_devices(cat: Catalog, usd: Context) -> None:
+    system = next(x for x in cat.extra("system") if x.gpus == 8)
+    opts = OwnOptions(site="colocation", region="us", payer="business")
+    two = resolve_system(cat, usd, system, 1, 2, opts)
+    eight = resolve_system(cat, usd, system, 1, 8, opts)
+    assert two.spec.colocation_per_month == pytest.approx(eight.spec.colocation_per_month)
+    assert two.spec.colocation_per_month > 0
+
+
+def test_rates_follow_the_region_then_the_currency(cat: Catalog, usd: Context) -> None:
+    """Germany lies in the EU's rate; a region with none falls back to the currency's home."""
+    de = colocation_rent(cat, usd, "de", 1000.0)
+    eu = colocation_rent(cat, usd, "eu", 1000.0)
+    assert de is not None and eu is not None and de[0] == eu[0]
+    fallback = colocation_rent(cat, usd, "asia-pacific", 1000.0)
+    assert fallback is not None and fallback[1].label == "colocation:us-colocation"
+
+
+def test_no_rate_is_an_error_not_a_free_rack(cat: Catalog, usd: Context) -> None:
+    without = cat.with_part("extra:colocation", ())
+    with pytest.raises(UserError) as err:
+        colocation_of(without, usd, "colocation", "us", 1000.0, [])
+    assert err.value.key == "cost.no_colocation_rate"
