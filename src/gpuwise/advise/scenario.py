@@ -113,6 +113,11 @@ class Workload(_Strict):
     a one-off batch (`samples`), in each engine copy (every copy keeps its running batch full)."""
     context: Annotated[int, _n("context")] = 4096
     prompt_tokens: Annotated[int | None, _n("context")] = None
+    cached_prompt_share: float = Field(default=0.0, ge=0.0, lt=1.0)
+    """The share of each prompt the engine finds in its prefix cache: a coding agent re-sends
+    the conversation and the repository context every turn, a RAG app its system prompt.
+    vLLM's and SGLang's automatic prefix caching then prefill only the rest (time to first
+    token and throughput); the KV memory is still sized for whole prompts."""
     gen_tokens: Annotated[int, _n("context")] = 256
     target_tokens_per_s: Annotated[float | None, _n("target_tps")] = None
     target_tokens_per_s_per_request: Annotated[float | None, _n("target_tps")] = None

@@ -64,7 +64,11 @@ def speed_of(
             concurrency = w.concurrency if w.kind == "serve" else None
             node = si.scale.node_devices if si.span > 1 else None
             inputs = SpeedInputs(
-                gpu=gpu, gen_tokens=w.gen_tokens, concurrency=concurrency, node_gpus=node
+                gpu=gpu,
+                gen_tokens=w.gen_tokens,
+                concurrency=concurrency,
+                node_gpus=node,
+                cached_prompt_share=w.cached_prompt_share,
             )
             sp = inference_speed(r, si.sc, inputs)
             if si.span > 1 and si.scale.fabric and concurrency:

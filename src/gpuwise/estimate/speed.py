@@ -89,6 +89,10 @@ class SpeedInputs:
     execution: str | None = None
     """Training: how the step runs (eager, compiled, fused, framework; None: the engine's
     catalog default), which scales the utilisation by its sourced speed-up over eager."""
+    cached_prompt_share: float = 0.0
+    """Serving: the share of each prompt found in the engine's prefix cache (vLLM's and
+    SGLang's automatic prefix caching reuse a repeated prefix's KV): only the rest is
+    prefilled, attending to the cached part. Decode still reads the whole context."""
 
 
 @dataclass(frozen=True)
@@ -157,10 +161,11 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
     link_bps = collective_bps(s.gpu, sc, peers)
     ctx = prompt + s.gen_tokens / 2
     step, bound = decode_step(r, rt, r.req.batch, ctx, s.offload_fraction, cpu_bps, link_s)
-    pre, _ = prefill_time(r, rt, prompt, 1, link_bps)
+    fresh, cached = fresh_prompt(prompt, s.cached_prompt_share)
+    pre, _ = prefill_time(r, rt, fresh, 1, link_bps, cached)
     out = SpeedEstimate(
         bound=bound,
-        prefill_tokens_per_s=prompt / pre,
+        prefill_tokens_per_s=fresh / pre,
         decode_tokens_per_s=r.req.batch / step,
         time_to_first_token_s=pre,
         factors=rt.factors,
@@ -169,6 +174,12 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
         out = _serving(r, rt, s, prompt, out, cpu_bps, (link_s, link_bps))
     kinds = ("decode", "prefill", "serving")
     return dataclasses.replace(out, band=bands_of(out, sc, kinds, r.engine.id, s.gpu))
+
+
+def fresh_prompt(prompt: int, cached_share: float) -> tuple[int, int]:
+    """(tokens to prefill, tokens found in the prefix cache) of a prompt."""
+    fresh = max(1, round(prompt * (1.0 - cached_share)))
+    return fresh, prompt - fresh
 
 
 def batch_prefill_s(r: Resolved, sc: SpeedConstants, s: SpeedInputs, batch: int) -> float:
@@ -209,11 +220,12 @@ def _serving(
     step, bound = decode_step(
         r, rt, c, prompt + s.gen_tokens / 2, s.offload_fraction, cpu_bps, link_s
     )
-    pre, _ = prefill_time(r, rt, prompt, c, link_bps)
+    fresh, cached = fresh_prompt(prompt, s.cached_prompt_share)
+    pre, _ = prefill_time(r, rt, fresh, c, link_bps, cached)
     steps = max(s.gen_tokens - 1, 0)
     cycle = steps * step + pre
     if rt.mixed_steps and steps:  # each prompt chunk's step also carries the decode tokens
-        chunks = math.ceil(prompt * c / (r.engine.prefill_chunk_tokens or prompt * c))
+        chunks = math.ceil(fresh * c / (r.engine.prefill_chunk_tokens or fresh * c))
         cycle -= min(min(chunks, steps) * step, pre)
     return SpeedEstimate(
         **{

@@ -14,9 +14,10 @@ from gpuwise.estimate.speed_rates import Rates
 from gpuwise.estimate.weights import expert_params, weight_bytes
 
 
-def prompt_flops(r: Resolved, prompt: int) -> float:
+def prompt_flops(r: Resolved, prompt: int, prefix: int = 0) -> float:
     """FLOPs of one prompt: 2 × the weights each token multiplies, plus causal attention, plus
-    the output head.
+    the output head. `prefix`: tokens of the same sequence already in the KV cache (an
+    engine's prefix cache), which the prompt's tokens attend to but are not computed again.
 
     The input embedding is a table lookup (no FLOPs), and engines that keep only the last
     position's logits (llama.cpp, vLLM, SGLang, TensorRT-LLM, transformers ≥ 4.45: the engine's
@@ -28,7 +29,9 @@ def prompt_flops(r: Resolved, prompt: int) -> float:
     tables = head if m.tied_embeddings else 2 * head
     body = max(m.active_params_b * 1e9 - tables, 0.0)
     head_tokens = 1 if r.engine.logits_last_token_only else prompt
-    return prompt * (2 * body + _attention_flops_per_token(r, prompt / 2)) + 2 * head * head_tokens
+    # a prompt after a cached prefix attends to the prefix too: mean context prefix + prompt/2
+    attention = _attention_flops_per_token(r, prefix + prompt / 2)
+    return prompt * (2 * body + attention) + 2 * head * head_tokens
 
 
 def moe_tile_slowdown(r: Resolved, prompt: int) -> float:
@@ -60,12 +63,12 @@ def routed_flops_per_token(r: Resolved) -> float:
     return 2 * expert_params(m) * m.moe.active_experts / m.moe.experts
 
 
-def prefill_work_flops(r: Resolved, prompt: int) -> float:
+def prefill_work_flops(r: Resolved, prompt: int, prefix: int = 0) -> float:
     """The prompt's FLOPs at the dense kernels' rate: routed-expert FLOPs weighed by how much
-    slower their small per-expert GEMMs run (`moe_tile_slowdown`)."""
+    slower their small per-expert GEMMs run (`moe_tile_slowdown`); `prefix` as prompt_flops."""
     slow = moe_tile_slowdown(r, prompt)
     extra = routed_flops_per_token(r) * prompt * (slow - 1.0) if slow > 1.0 else 0.0
-    return prompt_flops(r, prompt) + extra
+    return prompt_flops(r, prompt, prefix) + extra
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,10 @@ class PrefillParts:
 
 
 def prefill_parts(
-    r: Resolved, rt: Rates, prompt: int, batch: int = 1, link_bps: float = 0.0
+    r: Resolved, rt: Rates, prompt: int, batch: int = 1, link_bps: float = 0.0, prefix: int = 0
 ) -> PrefillParts:
-    """The time of `batch` prompts of `prompt` tokens, part by part.
+    """The time of `batch` prompts of `prompt` tokens, part by part (each after `prefix`
+    tokens already cached: attended to, not computed).
 
     Tensor parallelism adds two all-reduces of the layer's activations (tokens × hidden × 2
     bytes, ring factor 2(N−1)/N) per layer. Kernels that dequantize to a 16-bit copy before
@@ -109,10 +113,11 @@ def prefill_parts(
     """
     m = r.req.model
     tokens = prompt * batch
-    work = prefill_work_flops(r, prompt) * batch / r.tp
+    work = prefill_work_flops(r, prompt, prefix) * batch / r.tp
     attention = 0.0
     if rt.attention_flops:
-        attention_work = prompt * _attention_flops_per_token(r, prompt / 2) * batch / r.tp
+        per_token = _attention_flops_per_token(r, prefix + prompt / 2)
+        attention_work = prompt * per_token * batch / r.tp
         work -= attention_work
         attention = attention_work / rt.attention_flops
     compute = work / rt.flops
@@ -133,8 +138,9 @@ def prefill_parts(
 
 
 def prefill_time(
-    r: Resolved, rt: Rates, prompt: int, batch: int = 1, link_bps: float = 0.0
+    r: Resolved, rt: Rates, prompt: int, batch: int = 1, link_bps: float = 0.0, prefix: int = 0
 ) -> tuple[float, str]:
-    """Seconds to process `batch` prompts of `prompt` tokens, and the bound hit."""
-    parts = prefill_parts(r, rt, prompt, batch, link_bps)
+    """Seconds to process `batch` prompts of `prompt` tokens (after `prefix` cached ones), and
+    the bound hit."""
+    parts = prefill_parts(r, rt, prompt, batch, link_bps, prefix)
     return parts.total, parts.bound
