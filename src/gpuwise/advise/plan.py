@@ -50,7 +50,7 @@ from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.site import unfit_for_public_service
+from gpuwise.advise.site import proxy_only, unfit_for_public_service
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
 from gpuwise.advise.sizing import size
 from gpuwise.advise.ties import shorter_run_first
@@ -238,9 +238,10 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
 
 
 def _marketplace_tier(s: Scenario, o: Option) -> bool:
-    """Ranked after data-centre rentals: a marketplace host or an office consumer card for a
-    public API, a marketplace host for an organisation that keeps its data in a region."""
-    if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o)):
+    """Ranked after data-centre rentals: a marketplace host, an office consumer card or a
+    rental reachable only through its platform's port proxy for a public API, a marketplace
+    host for an organisation that keeps its data in a region."""
+    if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o) or proxy_only(o)):
         return True
     return keeps_data_in_region(s) and on_marketplace(o)
 

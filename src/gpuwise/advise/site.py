@@ -50,8 +50,21 @@ def unfit_for_public_service(s: Scenario, o: Option) -> bool:
     return licence_at_risk(s, o) or s.owned_site() in HOME_SITES
 
 
+def proxy_only(o: Option) -> bool:
+    """A rental whose only way in from the internet is the platform's port proxy."""
+    p = o.candidate.provider
+    return o.candidate.kind == "rent" and p is not None and p.public_endpoint == "platform-proxy"
+
+
 def site_risks(s: Scenario, o: Option) -> None:
-    """The licence and uptime risks of running the option's own machine where it sits."""
+    """The licence and uptime risks of running the option's own machine where it sits, and
+    for a public API a rental reachable only through its platform's proxy."""
+    if s.public_api and proxy_only(o):
+        assert o.candidate.provider is not None
+        p = o.candidate.provider
+        o.risks.append(
+            ("risk.platform_proxy_only", {"provider_en": p.name_en, "provider_zh": p.name_zh})
+        )
     if o.candidate.kind != "own":
         return
     if licence_at_risk(s, o):

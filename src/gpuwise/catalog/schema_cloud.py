@@ -69,6 +69,11 @@ class Provider(Sourced):
     service agreement. marketplace: peer-to-peer hosts, from one person's gaming PC to a
     data centre, list their own machines (Vast.ai's community cloud); a host may go offline
     with no SLA, so a 24/7 service there carries a priced reliability risk."""
+    public_endpoint: Literal["public-ip", "platform-proxy"] = "public-ip"
+    """How an instance takes requests from the internet: its own public address (a cloud VM),
+    or only a port the platform maps or proxies on a shared address (a per-card container
+    platform's development link, no address of its own, no SLA): a public API is ranked after
+    rentals with an address of their own where the only way in is the platform's proxy."""
     availability: float | None = Field(default=None, gt=0, le=1)
     """The share of hours the provider publishes its hosts as available, where it does."""
 

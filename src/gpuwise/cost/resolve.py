@@ -163,10 +163,13 @@ def _card_price(
     return ctx.money(chosen.amount, chosen.currency), notes, ref
 
 
-def _check_count(gpu: Gpu, count: int) -> None:
+def _check_count(gpu: Gpu, count: int, owned: bool = False) -> None:
+    """A count of cards one host takes. Cards the user already owns are where they are: a
+    host of four blower-style RTX 4090s exists whatever a desktop takes (the catalog's
+    max_per_host bounds what is bought, not what is owned)."""
     if count < 1:
         raise UserError("cost.bad_count", value=count)
-    if count > gpu.max_per_host:
+    if count > gpu.max_per_host and not owned:
         raise UserError("cost.too_many_cards", gpu=gpu.id, count=count, max=gpu.max_per_host)
 
 
@@ -274,7 +277,7 @@ def resolve_own(
     """Everything needed to price owning `count` cards, from the catalog and user values."""
     opts = opts or OwnOptions()
     gpu = cat.gpu(gpu_name)
-    _check_count(gpu, count)
+    _check_count(gpu, count, opts.owned)
     _check_own_options(opts)
     notes: list[Note] = []
     card_price, card_notes, card_ref = _card_price(
