@@ -17,7 +17,7 @@ from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.export.view import view_of
 from gpuwise.i18n import using_lang
-from tests.advise.invariants import check_plan
+from tests.advise.invariants import check_fixes, check_plan
 
 TODAY = dt.date(2026, 12, 6)
 
@@ -173,3 +173,16 @@ def test_the_plan_keeps_every_invariant(cat: Any, grown: Any) -> None:
     _, plan = grown
     assert _beside(plan)
     check_plan(cat, plan)
+
+
+def test_a_budget_fix_quotes_the_kept_machines_option(cat: Any) -> None:
+    """With a budget under the answer, the suggested budget is what keeping the owned machines
+    and adding beside them costs, and applying it gives that plan (fixes.check_fixes)."""
+    data = {**GROWN[0], "budget": {"amount": 30000, "currency": "EUR", "per": "total"}}
+    plan = _plan(cat, data)
+    fixes = [p for k, p in plan.suggestions if k == "plan.fix_budget"]
+    assert fixes
+    unbudgeted = _plan(cat, GROWN[0])
+    assert unbudgeted.options[0].beside is not None
+    assert fixes[0]["total_value"] == pytest.approx(unbudgeted.options[0].cost.total, abs=0.01)
+    check_fixes(cat, plan, TODAY)

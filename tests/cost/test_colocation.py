@@ -5,6 +5,8 @@ rack); a machine on its owner's premises pays no rent."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpuwise.catalog import Catalog
@@ -73,3 +75,19 @@ def test_no_rate_is_an_error_not_a_free_rack(cat: Catalog, usd: Context) -> None
     with pytest.raises(UserError) as err:
         colocation_of(without, usd, "colocation", "us", 1000.0, [])
     assert err.value.key == "cost.no_colocation_rate"
+
+
+def test_an_owned_host_moves_into_the_rack_too(cat: Catalog, usd: Context) -> None:
+    """A PC the user owns is charged no power at home, but in a rack its draw is contracted."""
+    base = OwnOptions(site="colocation", region="us", payer="business", workload="serve")
+    bought = resolve_own(cat, usd, "l40s", 4, base)
+    owned = resolve_own(cat, usd, "l40s", 4, replace(base, owned=True, host_owned=True))
+    assert owned.spec.colocation_per_month == pytest.approx(bought.spec.colocation_per_month)
+
+
+def test_a_card_without_a_power_figure_leaves_the_rent_unpriced(cat: Catalog, cny: Context) -> None:
+    gpu = next(g for g in cat.gpus if g.tdp_w is None and not g.rent_only and g.max_per_host >= 1)
+    opts = OwnOptions(site="colocation", region="cn", payer="business", card_price=1000.0)
+    own = resolve_own(cat, cny, gpu.id, 1, opts)
+    cost = own_cost(own.spec, 730, MONTHS)
+    assert "colocation" in cost.unpriced and "colocation" not in cost.items

@@ -89,11 +89,11 @@ def best_use_of_each_system(
     it once, in the way an owner would run it: the least compressed format, then the fastest
     (the shortest run, the most tokens/s). Ranked by cost alone, 2 of 8 cards at 4 bits beat
     all 8 at FP8 by their idle cards' power (blind w12-04). Without `bits`, the best-ranked."""
-    groups: dict[tuple[str, int], list[Option]] = {}
+    groups: dict[tuple[object, ...], list[Option]] = {}
     for o in ranked:
         c = o.candidate
-        if c.system is not None and not c.already_owned:
-            groups.setdefault((c.system.id, c.systems), []).append(o)
+        if c.system is not None and not c.already_owned:  # beside owned ones: another use
+            groups.setdefault((c.system.id, c.systems, c.beside_owned), []).append(o)
 
     def use(o: Option) -> tuple[float, float]:
         speed = 1.0 / o.time_hours if o.time_hours else o.sized.tokens_per_s
@@ -297,9 +297,10 @@ def _price_system(
 def power_options(s: Scenario) -> OwnOptions:
     """What the scenario says about an owned machine's power: where it sits, who pays the
     electricity (and at which tariff) and what it runs."""
+    colocated = s.owned_site() == "colocation"  # the data centre meters at its business rate
     return OwnOptions(
         site=s.owned_site(),
-        payer=s.payer(),
+        payer="business" if colocated else s.payer(),
         buyer=s.entity,
         region=None if s.region.strip().lower() in ANY else s.region,
         workload=s.workload.kind,

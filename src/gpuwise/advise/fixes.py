@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -48,11 +49,29 @@ class Replan:
     """The planner (advise/plan.py passes its `make_plan`: fixes do not import the planner)."""
 
     def __call__(self, s: Scenario, patch: dict[str, Any], only_owned: bool = False) -> Plan:
-        """The plan of `s` with `patch`; `only_owned`: of the owned hardware alone."""
+        """The plan of `s` with `patch`; `only_owned`: of the owned hardware alone.
+
+        Remembered per catalog (the last REPLANS_KEPT): the fixes and the owned-beside search
+        plan the same changed scenario again and again (the rest of a grown load is the same
+        under every budget), and a plan is a pure function of the catalog, the scenario, the
+        date and the rate."""
         scenario = apply_patch(s, patch)
-        return self.make_plan(
+        memo: OrderedDict[tuple[object, ...], Plan] = self.cat.derived("replans", OrderedDict)
+        key = (scenario.model_dump_json(), self.today, self.cny_per_usd, only_owned)
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+        plan = self.make_plan(
             self.cat, scenario, self.today, self.cny_per_usd, fixes=False, only_owned=only_owned
         )
+        memo[key] = plan
+        while len(memo) > REPLANS_KEPT:
+            memo.popitem(last=False)
+        return plan
+
+
+REPLANS_KEPT = 64
+"""Changed scenarios' plans kept per catalog (a few MB; a web server's catalog lives long)."""
 
 
 def apply_patch(s: Scenario, patch: dict[str, Any]) -> Scenario:
@@ -329,6 +348,10 @@ def single_fixes(cat: Catalog, s: Scenario, plan: Plan, replan: Replan) -> list[
         out += _throughput(s, replan)
     for fix in _relaxations(cat, s):
         out += fix(s, replan)
-    out += _more_gpus(s, replan)
+    # more devices help where a limit of scale blocks everything; where some option fails the
+    # budget alone, the devices allowed already do the job and more of them only cost more
+    budget_only = any([k for k, _ in o.blockers] == ["plan.block_budget"] for o in plan.infeasible)
+    if not budget_only:
+        out += _more_gpus(s, replan)
     out += _smaller_model(cat, s, replan)
     return out

@@ -164,6 +164,9 @@ def band_assumption(s: Scenario, floor: float | None, options: list[Any]) -> lis
         key = "plan.assume_band_hours"
     else:
         band = tokens_band(o.sized)
+        kept = tokens_band(o.beside.sized) if getattr(o, "beside", None) is not None else None
+        if band is not None and kept is not None:  # owned machines serving beside: both parts
+            band = (band[0] + kept[0], band[1] + kept[1])
         key = "plan.assume_band_speed"
     if band is None:
         return []

@@ -24,8 +24,12 @@ MAX_NAMED = 3
 
 
 def _speed(o: Option) -> float:
-    """Higher is faster: 1/hours for a run, tokens/s otherwise."""
-    return 1.0 / o.time_hours if o.time_hours else o.sized.tokens_per_s
+    """Higher is faster: 1/hours for a run, tokens/s otherwise (owned machines serving
+    beside the option's included)."""
+    if o.time_hours:
+        return 1.0 / o.time_hours
+    kept = o.beside.sized.tokens_per_s if o.beside is not None else 0.0
+    return o.sized.tokens_per_s + kept
 
 
 def over_budget_note(plan: Plan) -> list[Fired]:
@@ -53,7 +57,7 @@ def over_budget_note(plan: Plan) -> list[Fired]:
         speed = (
             t("plan.over_budget_hours", lang=lang, hours=o.time_hours)
             if o.time_hours
-            else t("plan.over_budget_tps", lang=lang, tps=o.sized.tokens_per_s)
+            else t("plan.over_budget_tps", lang=lang, tps=_speed(o))
         )
         words = candidate_words(o.candidate, lang)
         return t(

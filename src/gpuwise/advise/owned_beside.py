@@ -121,7 +121,7 @@ def _together(s: Scenario, owned: Option, requests: int, added: Option) -> Optio
         risks=risks,
         rules=[*added.rules, *_beside_rule(s, owned, requests, added)],
         blockers=[],
-        prices=added.prices + owned.prices,
+        prices=tuple(dict.fromkeys((*added.prices, *owned.prices))),
         beside=owned,
         billing_alternatives={},
     )

@@ -377,7 +377,7 @@ def make_plan(
     margin = assumption(cat, "price_uncertainty_fraction").value
     slack = plan_value(cat, "spot_deadline_slack") if s.spot_needs_slack() else None
     ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin, slack)
-    if fixes and s.owns and not any(o.candidate.already_owned for o in ranked):
+    if s.owns and not only_owned and not any(o.candidate.already_owned for o in ranked):
         from gpuwise.advise.fixes import Replan as Owned  # imported only where hardware is owned
 
         replan = Owned(cat, today, cny_per_usd, make_plan)

@@ -25,7 +25,8 @@ def _cost_at(o: Option, month: int) -> float:
     else:
         assert o.rent_spec is not None and o.usage is not None
         cost = rent_cost(o.rent_spec, o.busy_hours_per_month, month, o.usage)
-    return machines(cost, c.nodes, c.kind == "own").total
+    kept = _cost_at(o.beside, month) if o.beside is not None else 0.0  # owned, serving beside
+    return machines(cost, c.nodes, c.kind == "own").total + kept
 
 
 def _described(o: Option) -> TimelineOption:

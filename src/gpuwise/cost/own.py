@@ -60,6 +60,8 @@ class OwnSpec:
     machine on the owner's own premises."""
     power_in_rent: bool = False
     """The colocation rent includes the electricity: none is billed on top."""
+    colocation_unpriced: bool = False
+    """The machine sits in a colocation rack but its peak draw (hence its rent) is unknown."""
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -150,6 +152,8 @@ def own_cost(
     kwh = energy_kwh(spec, busy_hours_per_month * months, idle_hours_per_month * months)
     if spec.colocation_per_month:
         items["colocation"] = spec.colocation_per_month * months
+    if spec.colocation_unpriced:
+        unpriced.append("colocation")
     if kwh is None and not spec.power_in_rent:
         unpriced.append("electricity")
     elif kwh is not None and not spec.power_in_rent:

@@ -217,6 +217,8 @@ class Colocation:
 
     per_month: float
     power_included: bool
+    unpriced: bool = False
+    """The machine's peak draw is unknown (no TDP): the rent cannot be sized, and is said."""
 
 
 def colocation_rent(
@@ -250,15 +252,18 @@ def colocation_of(
     ctx: Context,
     site: str,
     region: str | None,
-    peak_w: float,
+    peak_w: float | None,
     prices: list[PriceRef],
 ) -> Colocation:
     """The colocation rent of a machine at `site` (none off a colocation site); a region with
-    no rate in the catalog is a one-line error naming what to set, never a free rack."""
+    no rate in the catalog is a one-line error naming what to set, never a free rack; a
+    machine whose peak draw is unknown (`peak_w` None) has its rent said unpriced."""
     if site != COLOCATION_SITE:
         return NO_COLOCATION
-    found = colocation_rent(cat, ctx, region, peak_w)
+    found = colocation_rent(cat, ctx, region, peak_w or 0.0)
     if found is None:
         raise UserError("cost.no_colocation_rate", region=region or ctx.currency)
     prices.append(found[1])
+    if peak_w is None:
+        return Colocation(0.0, found[0].power_included, unpriced=True)
     return found[0]

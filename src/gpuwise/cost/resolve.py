@@ -16,7 +16,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import Maintenance
-from gpuwise.cost.channel import Buyer, only_second_hand, purchase_price, street_price
+from gpuwise.cost.channel import Buyer, only_second_hand, purchase_price
 from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
@@ -138,7 +138,6 @@ def _card_price(
             "card:user", user, ctx.currency, "card", ctx.today, "user", False, origin="user"
         )
         return user, [], ref
-    street = street_price(gpu.prices, buyer, ctx.currency)
     chosen = purchase_price(gpu.prices, buyer, ctx.currency)
     if chosen is None and owned:
         return 0.0, [Note.of("cost.note_owned_unpriced", gpu=gpu.id)], None
@@ -146,7 +145,7 @@ def _card_price(
         raise UserError("cost.no_new_card_price", gpu=gpu.id)
     if chosen is None:
         raise UserError("cost.no_card_price", gpu=gpu.id)
-    notes = [] if street else [Note.of("cost.note_launch_price", gpu=gpu.id)]
+    notes = [Note.of("cost.note_launch_price", gpu=gpu.id)] if chosen.kind == "launch" else []
     notes.append(
         Note.of(
             f"cost.note_card_{chosen.bought_as}",
@@ -266,7 +265,10 @@ def _power(
                 pue=pue,
             )
         )
-    peak_w = (gpu.tdp_w or 0.0) * gpu.devices_per_card * count + host_w[0]
+    # a rack is contracted for the whole machine's draw, an owned host's too (it moves in)
+    rack_host_w = host_draw(cat, platform, gpu, count, fraction)[0] if platform else 0.0
+    cards_w = gpu.tdp_w * gpu.devices_per_card * count if gpu.tdp_w else None
+    peak_w = None if cards_w is None else cards_w + rack_host_w
     rent = colocation_of(cat, ctx, site, opts.region, peak_w, prices)
     return _Power(gpu_w, host_w, pue, site, tariff, rent)
 
@@ -313,6 +315,7 @@ def resolve_own(
         owned=opts.owned,
         colocation_per_month=power.colocation.per_month,
         power_in_rent=power.colocation.power_included,
+        colocation_unpriced=power.colocation.unpriced,
     )
     parts, refs = tuple(host.parts), with_retrieved(cat, prices)
     return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)

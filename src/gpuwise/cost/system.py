@@ -173,7 +173,7 @@ def resolve_system(
     if curve is not None:
         notes += resale_notes(curve, gpu)
     bought = (price.ref.date if price.ref else None) or dt.date(gpu.release_year, 1, 1)
-    peak_w = (gpu.tdp_w or 0.0) * devices + host_load
+    peak_w = gpu.tdp_w * devices + host_load if gpu.tdp_w else None  # unknown: rent unpriced
     rent = colocation_of(cat, ctx, site, opts.region, peak_w, prices)
     spec = OwnSpec(
         label=f"own:{system.id}x{systems}",
@@ -196,6 +196,7 @@ def resolve_system(
         resale_tail_annual=curve.tail_annual_decline if curve else 0.0,
         colocation_per_month=rent.per_month,
         power_in_rent=rent.power_included,
+        colocation_unpriced=rent.unpriced,
     )
     refs = with_retrieved(cat, prices)
     resolved = ResolvedOwn(spec, system.id, None, (), refs, tuple(notes), site)
