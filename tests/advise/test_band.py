@@ -212,3 +212,23 @@ def test_speed_cell_shows_the_band_in_brackets() -> None:
     assert _speed_cell(trained, training=True) == "6.6 (4.6–9.4)"
     assert _speed_cell(option(tokens_per_s=41.2), training=False) == "41"
     assert _speed_cell(option(tokens_per_s=0.0), training=False) == "—"
+
+
+def test_a_format_meeting_the_target_centrally_is_not_compressed_further() -> None:
+    """Where no format meets the target at the slow end, the least compressed that meets it at
+    the central estimate is kept: a further-compressed one buys a smaller priced shortfall with
+    the model's quality (blind w16-03: DeepSeek-V3 for a public API at 4 bits on 8 x H200)."""
+    data = {
+        "workload": {"kind": "serve", "model": "deepseek-v3", "engine": "sglang",
+                     "concurrency": 64, "context": 32768, "prompt_tokens": 2000,
+                     "gen_tokens": 500, "target_tokens_per_s_per_request": 20},
+        "months": 12, "hours_per_day": 24, "region": "us", "public_api": True,
+        "entity": "company", "currency": "USD", "ops_capacity": "strong",
+    }  # fmt: skip
+    plan = make_plan(load_catalog(), parse_scenario(data, "t"), dt.date(2026, 12, 6))
+    h200 = [
+        o for o in plan.options if o.candidate.gpu.id == "h200" and o.candidate.node_devices == 8
+    ]
+    assert h200 and all(o.sized.quant == "fp8" for o in h200)
+    target = plan.scenario.workload.target_tokens_per_s or 0.0
+    assert all(o.sized.tokens_per_s >= target for o in h200)

@@ -131,9 +131,10 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     least-compressed one that meets it: fp8, int8 and 4-bit formats run faster where decode
     reads the weights, so a card that misses the target in 16 bits may meet it in fewer
     (the quality caveat goes with the option). The target is met at the slow end of the
-    estimate's error band (advise/margin.py); where no format does, the one among those that
-    meet it at the central estimate, the fully supported one fastest at the slow end (the
-    smallest shortfall, which the plan prices: margin.ranking_total); else the first fit."""
+    estimate's error band (advise/margin.py); where no format does, the least compressed of
+    those that meet it at the central estimate, a fully supported one first (its shortfall
+    is priced: margin.ranking_total; _shortfall_key says why not the smallest); else the first
+    fit."""
     if s.workload.batch_requests() and si.batch_floor_bits:
         return _size_batch(s, gpu, count, si, si.batch_floor_bits)
     target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
@@ -220,10 +221,15 @@ def _best_budget(
 
 
 def _shortfall_key(sized: Sized) -> tuple[bool, float]:
-    """How a layout that meets the target only at its central estimate is chosen: fully
+    """How a format that meets the target only at its central estimate is chosen: fully
     supported first (a partly supported format ranks in a later tier: plan._rank_key), then
-    the fastest at the slow end of its band (the smallest shortfall the plan prices)."""
-    return sized.support != "yes", -slow_tokens_per_s(sized)
+    the least compressed (the formats come least compressed first, and this key keeps the
+    first): a format more compressed than one that already meets the target at its central
+    estimate buys a smaller priced shortfall with the model's quality, which an expert does
+    not trade (blind w16-03: DeepSeek-V3 for a public API cut to 4 bits on 8 x H200 where FP8
+    met the target). Only a format that meets it at the slow end (the safe branch) is worth
+    more compression."""
+    return sized.support != "yes", 0.0
 
 
 def _compressed_from(sized: Sized, first: Sized) -> Sized:
@@ -362,7 +368,11 @@ def _pick(layouts: list[Sized | None], target: float, si: SizeInputs) -> Sized |
         return min(safe, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
     central = [x for x in found if x.tokens_per_s >= target]  # only at the central estimate
     if central:
-        return min(central, key=lambda x: (*_shortfall_key(x), rank.get(x.quant, len(rank))))
+        # the least compressed format first, then the layout fastest at the slow end
+        return min(
+            central,
+            key=lambda x: (x.support != "yes", rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)),
+        )
     return max(found, key=slow_tokens_per_s)
 
 
