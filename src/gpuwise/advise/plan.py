@@ -48,7 +48,7 @@ from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.overhead import price_rental_overhead
 from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
 from gpuwise.advise.reasons import features_of, option_risks
-from gpuwise.advise.regions import buyer_of, find_region
+from gpuwise.advise.regions import buyer_of, find_region, flag_mainland_rentals
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import proxy_only, unfit_for_public_service
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
@@ -243,6 +243,8 @@ def _marketplace_tier(s: Scenario, o: Option) -> bool:
     host for an organisation that keeps its data in a region."""
     if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o) or proxy_only(o)):
         return True
+    if any(k == "risk.mainland_sign_up" for k, _ in o.risks):
+        return True  # a China-only platform for a buyer abroad (regions.flag_mainland_rentals)
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
@@ -366,6 +368,7 @@ def make_plan(
     if only_owned:
         cs.items = [c for c in cs.items if c.already_owned]
     found = _search(cat, s, ctx, cs, buyer)
+    flag_mainland_rentals(found.options, buyer, ctx.currency)
     price_marketplace_risk(cat, s, found.options)
     flag_marketplace_data(s, found.options)
     price_public_api_failover(s, found.options)

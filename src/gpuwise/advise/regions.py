@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.names import normalize
@@ -92,3 +93,21 @@ def buyer_of(region: Region | None, currency: str) -> tuple[str | None, bool]:
     if currency == "CNY":
         return "cn", True
     return None, False
+
+
+def flag_mainland_rentals(options: list[Any], buyer: str | None, currency: str) -> None:
+    """A buyer outside mainland China renting on a China-only platform: the account must pass
+    the mainland's real-name verification first (Huawei Cloud: a customer buying resources in
+    the China region completes real-name authentication first; Alibaba Cloud refuses an
+    international-site account without it; some platforms take only a Chinese resident ID),
+    the bill is in CNY and the data moves into mainland China (blind w19-05: "any region" sent
+    a US company to AutoDL without a word). The risk says so, and the plan ranks these rentals
+    after those the buyer can sign up for (plan._marketplace_tier)."""
+    if buyer == "cn" or currency == "CNY":
+        return
+    for o in options:
+        p = o.candidate.provider
+        if o.candidate.kind == "rent" and p is not None and p.region_kind == "cn":
+            o.risks.append(
+                ("risk.mainland_sign_up", {"provider_en": p.name_en, "provider_zh": p.name_zh})
+            )
