@@ -38,6 +38,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     out += over_budget_note(plan)
+    out += companions_note(cat, plan)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
         examples = cs.example_candidates.get("more-devices-slower", [])
@@ -171,3 +172,16 @@ def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict
         params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
         params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
     return ("plan.assume_power", params)
+
+
+def companions_note(cat: Catalog, plan: Plan) -> list[Fired]:
+    """Models served beside the main one, by their names: the memory reserved for them, and
+    that their compute is not counted (advise/companions.py)."""
+    from gpuwise.catalog.reading import read_model_name
+
+    names = [read_model_name(cat, n).model.name for n in plan.scenario.workload.companions]
+    shown = plan.options or plan.infeasible
+    if not names or not shown:
+        return []
+    gib = shown[0].sized.companion_bytes / 2**30
+    return [("plan.note_companions", {"names": ", ".join(names), "gib": gib})]

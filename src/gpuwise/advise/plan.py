@@ -20,6 +20,7 @@ from typing import Any
 from gpuwise.advise.answers import answers_of
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
+from gpuwise.advise.companions import companion_bytes
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
     Option,
@@ -158,6 +159,7 @@ def _search(
     floor = reading_floor(cat, s)
     batch_bits = values["batch_quality_floor_bits"] if s.workload.batch_requests() else None
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
+    beside = companion_bytes(cat, s.workload.companions, mc) if s.workload.companions else 0
     enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
     out = Search()
     for c in cs.items:
@@ -176,7 +178,7 @@ def _search(
         if key not in sized_cache:
             budgets = step_budgets(cat, choice.engine)
             si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets)
-            si = replace(si, batch_floor_bits=batch_bits, memo=memo)
+            si = replace(si, batch_floor_bits=batch_bits, memo=memo, companion_bytes=beside)
             sized_cache[key] = size(s, gpu, c.count, si)
         sized = sized_cache[key]
         out.tried[gpu.id] = gpu.memory_gb

@@ -260,7 +260,8 @@ def option_risks(
     _sizing_rules(s, o, choice)
     # a layer split sizes a pooled device (advise/owned_sizing.py): its memory is the cards';
     # an offload fills the card by design and keeps the rest in system RAM
-    headroom = 1 - o.sized.memory.device_total_bytes / gpu_capacity_bytes(o.sized.gpu)
+    used = o.sized.memory.device_total_bytes + o.sized.companion_bytes
+    headroom = 1 - used / gpu_capacity_bytes(o.sized.gpu)
     if headroom < TIGHT_HEADROOM and not c.offload_fraction:
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:

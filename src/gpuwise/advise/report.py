@@ -109,7 +109,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         unpriced=list(o.cost.unpriced),
         time_hours=round(o.time_hours, 2) if o.time_hours is not None else None,
         busy_hours_per_month=round(o.busy_hours_per_month, 1),
-        memory_per_gpu_bytes=o.sized.memory.device_total_bytes,
+        memory_per_gpu_bytes=o.sized.memory.device_total_bytes + o.sized.companion_bytes,
         memory_capacity_bytes=gpu_capacity_bytes(o.sized.gpu if pooled else c.gpu),
         tokens_per_s=round(o.sized.tokens_per_s + kept_tokens, 1),
         tokens_per_s_band=_beside_band(o) if o.beside else band_fields(o.sized, o.time_hours)[0],

@@ -119,6 +119,10 @@ class Workload(_Strict):
     vLLM's and SGLang's automatic prefix caching then prefill only the rest (time to first
     token and throughput); the KV memory is still sized for whole prompts."""
     gen_tokens: Annotated[int, _n("context")] = 256
+    companions: list[str] = Field(default_factory=list, max_length=8)
+    """Models served beside this one on the same devices (a RAG app's embedder and reranker, a
+    guard model): each runs as its own server process, and its memory is reserved on every
+    device the main model uses (advise/companions.py); its compute is not counted."""
     target_tokens_per_s: Annotated[float | None, _n("target_tps")] = None
     target_tokens_per_s_per_request: Annotated[float | None, _n("target_tps")] = None
     """The speed each request must see (a coding assistant or an agent waits on every token,

@@ -49,6 +49,8 @@ class Sized:
     was chosen to meet it (a quality caveat the report states)."""
     pooling: bool = False
     """An embedder or reranker: `tokens_per_s` counts input tokens (no output is generated)."""
+    companion_bytes: int = 0
+    """Memory reserved on each device for models served beside this one (advise/companions.py)."""
     step_tokens: int | None = None
     """The engine's step token budget (vLLM --max-num-batched-tokens, SGLang
     --chunked-prefill-size) the plan chose over the engine's default; None: the default."""
@@ -90,6 +92,8 @@ class SizeInputs:
     batch_floor_bits: float | None = None
     """The fewest bits per weight a one-off batch may be run at to finish sooner (plan
     assumption batch_quality_floor_bits); None: a standing service, quality first."""
+    companion_bytes: int = 0
+    """Device memory reserved for models served beside the main one (advise/companions.py)."""
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
     """Memory estimates by request (_estimate); one search shares it across cards."""
 

@@ -71,7 +71,8 @@ def _fits(s: Scenario, gpu: Gpu, a: Keyed, si: SizeInputs) -> tuple[MemoryEstima
     req = a[0].req
     if s.workload.kind == "train" and not req.grad_checkpointing:
         margin = max(margin, TIGHT_HEADROOM)
-    fits = found[0].device_total_bytes <= usable_bytes(gpu, si.mc, req) * (1 - margin)
+    need = found[0].device_total_bytes + si.companion_bytes  # models served beside it
+    fits = need <= usable_bytes(gpu, si.mc, req) * (1 - margin)
     return found if fits else None
 
 

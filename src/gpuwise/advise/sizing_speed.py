@@ -41,6 +41,7 @@ def speed_of(
         "support": support,
         "compute": compute,
         "pooling": pools(si.model),
+        "companion_bytes": si.companion_bytes,
     }
     engine = a.req.engine or ""
     try:

@@ -9,6 +9,7 @@ maximum number of sequences is the concurrency each replica was sized for.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any
 
@@ -40,8 +41,13 @@ def parallel_sizes(v: ExportView) -> tuple[int, int]:
 
 def memory_share(v: ExportView, t: ExportTables, engine: str) -> float:
     """The share of each device the engine may take: the preallocated share the plan sized the
-    job in (the memory model's value for the engine)."""
-    return t.preallocate.get(engine, 1.0)
+    job in (the memory model's value for the engine), less what the models served beside it
+    take (workload.companions), rounded down to a hundredth so they keep their room."""
+    share = t.preallocate.get(engine, 1.0)
+    if v.companion_bytes and v.memory_capacity_bytes:
+        share -= v.companion_bytes / v.memory_capacity_bytes
+        share = math.floor(share * 100) / 100
+    return share
 
 
 def port_of(t: ExportTables, engine: str) -> int:

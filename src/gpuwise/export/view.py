@@ -81,6 +81,8 @@ class ExportView:
     and added beside them (a layer split over unlike cards); empty: `devices` × `gpu`."""
     offload_fraction: float | None = None
     """Share of the weights run from system RAM beside the cards (CPU offload)."""
+    companion_bytes: int = 0
+    """Device memory the plan left for models served beside this one (workload.companions)."""
     batch_job: bool = False
     """A one-off batch (`samples`): each engine copy keeps the scenario's requests in flight."""
     card_half: str = "bf16"
@@ -194,6 +196,7 @@ def view_of(cat: Catalog, s: Scenario, o: Option, number: int, currency: str) ->
         step_tokens=cfg.step_tokens,
         cards=_cards(o),
         offload_fraction=o.candidate.offload_fraction or None,
+        companion_bytes=o.sized.companion_bytes,
     )
 
 
