@@ -113,6 +113,8 @@ ALLOWED_IN_ZH = frozenset(
         "GPTQ",
         "AWQ",
         "GGUF",
+        "k-quant",  # llama.cpp's quantization family (Q3_K_M, Q4_K_M)
+        "Llama-3-8B",  # the model llama.cpp measures its formats' perplexity on
         "MoE",
         "MLA",
         "GQA",

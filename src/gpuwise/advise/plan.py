@@ -158,6 +158,10 @@ def _search(
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
     batch_bits = values["batch_quality_floor_bits"] if s.workload.batch_requests() else None
+    floors = (
+        batch_bits,
+        None if s.workload.kind == "train" else values["interactive_quality_floor_bits"],
+    )
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
     beside = companion_bytes(cat, s.workload.companions, mc) if s.workload.companions else 0
     enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
@@ -194,9 +198,8 @@ def _search(
         option = price(cat, ctx, s, c, sized)
         if option is not None:
             option_risks(cat, s, option, feats, choice, model.vision is not None)
-            if batch_bits and weight_bits(mc, sized.quant) < batch_bits:
-                params = {"quant": sized.quant, "bits": batch_bits}
-                option.risks.append(("risk.batch_below_quality_floor", params))
+            floor_risk = quality_floor_risk(sized.quant, weight_bits(mc, sized.quant), floors)
+            option.risks += [floor_risk] if floor_risk else []
             out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
         si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
@@ -250,6 +253,29 @@ def _marketplace_tier(s: Scenario, o: Option) -> bool:
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
+QUALITY_FLOOR_RISKS = ("risk.batch_below_quality_floor", "risk.below_quality_floor")
+"""Risks of an option run below its job's quality floor (quality_floor_risk)."""
+
+
+def quality_floor_risk(
+    quant: str, bits: float, floors: tuple[float | None, float | None]
+) -> tuple[str, dict[str, Any]] | None:
+    """The risk of a format below the job's quality floor: a one-off batch's (its output is
+    the product: plan assumption batch_quality_floor_bits, 8) else a service's or local
+    chat's (interactive_quality_floor_bits, 4: 3-bit k-quants lose several times the
+    perplexity of 4-bit ones); None at or above it, or for training."""
+    batch, interactive = floors
+    if batch:
+        return (
+            ("risk.batch_below_quality_floor", {"quant": quant, "bits": batch})
+            if bits < batch
+            else None
+        )
+    if interactive and bits < interactive:
+        return ("risk.below_quality_floor", {"quant": quant, "bits": interactive})
+    return None
+
+
 TIERS = 6
 """The leading elements of the ranking key that are tiers, not money (_rank_key)."""
 
@@ -278,7 +304,7 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
-            any(k == "risk.batch_below_quality_floor" for k, _ in o.risks),
+            any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
             0 if s.ops_capacity == "strong" or o.candidate.already_owned else caveats(o),
             _marketplace_tier(s, o),
