@@ -73,3 +73,24 @@ def test_a_batch_has_no_reading_floor_but_a_service_does() -> None:
     service = _labelling()
     del service["workload"]["samples"]
     assert reading_floor(CAT, parse_scenario(service, "t"))
+
+
+def test_a_job_with_an_end_and_no_months_is_one_run() -> None:
+    """A backlog of samples (or a training run) whose scenario gives neither months nor runs a
+    month is planned as one run, said in a note (blind w20-01: billed twelve times)."""
+    import datetime as dt
+
+    from gpuwise.advise.plan import make_plan
+    from gpuwise.advise.scenario import parse_scenario
+    from gpuwise.catalog import load_catalog
+
+    base = {"workload": {"kind": "serve", "model": "qwen2.5-7b", "samples": 200000,
+                         "prompt_tokens": 500, "gen_tokens": 100}, "region": "us",
+            "currency": "USD"}  # fmt: skip
+    cat, today = load_catalog(), dt.date(2026, 12, 6)
+    once = make_plan(cat, parse_scenario(base, "t"), today)
+    assert once.scenario.months == 1 and once.scenario.one_run_assumed()
+    assert any(k == "plan.note_one_run" for k, _ in once.assumptions)
+    monthly = make_plan(cat, parse_scenario({**base, "months": 12}, "t"), today)
+    assert not monthly.scenario.one_run_assumed()
+    assert monthly.options[0].cost.total > once.options[0].cost.total * 5

@@ -453,6 +453,8 @@ def make_plan(
     )
     if assumed:
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
+    if s.one_run_assumed():
+        plan.assumptions.append(("plan.note_one_run", {}))
     if assumed_concurrency and s.workload.batch_requests():
         batch = {"n": assumed_concurrency, "samples": s.workload.batch_requests()}
         plan.assumptions.append(("plan.note_batch_concurrency_assumed", batch))

@@ -16,6 +16,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     model_validator,
 )
@@ -223,6 +224,28 @@ class Scenario(_Strict):
     egress_gb_per_month: Annotated[float, _n("storage_gb")] = 10.0
     max_gpus: Annotated[int, _n("max_gpus")] = 8
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
+
+    @model_validator(mode="after")
+    def _single_run(self) -> Scenario:
+        """A job with an end (a backlog of samples, a training run) whose scenario says neither
+        how long the project lasts nor how often it runs is one run: a one-month project, not
+        the same run every month for the default twelve (blind w20-01: a 5M-image backlog
+        billed twelve times). The plan says so (plan.note_one_run)."""
+        w = self.workload
+        if not w.one_off() or "months" in self.model_fields_set:
+            return self
+        if "runs_per_month" in w.model_fields_set:
+            return self
+        one = self.model_copy(update={"months": 1.0})
+        one._one_run = True
+        return one
+
+    _one_run: bool = PrivateAttr(default=False)
+    """Set by _single_run: the project was taken to be one run."""
+
+    def one_run_assumed(self) -> bool:
+        """The project was taken to be one run (_single_run): months and runs not given."""
+        return self._one_run
 
     def feature_names(self, engine: str | None = None, vision: bool = False) -> list[str]:
         """Frameworks the job needs, as the feature matrix names them.
