@@ -69,6 +69,9 @@ def site_risks(s: Scenario, o: Option) -> None:
         return
     if licence_at_risk(s, o):
         o.risks.append(("risk.geforce_licence", {"gpu": o.candidate.gpu.name}))
+    elif geforce_licensed(o) and s.organisation() and s.owned_site() == "server-room":
+        # an organisation's server room is a small data centre to its auditors (blind w20-04)
+        o.risks.append(("risk.geforce_server_room", {"gpu": o.candidate.gpu.name}))
     if s.public_api and s.owned_site() in HOME_SITES:
         o.risks.append(("risk.no_uptime_site", {}))
 
