@@ -19,7 +19,7 @@ from typing import Any
 
 from gpuwise.advise.answers import answers_of
 from gpuwise.advise.billing import cheapest_billing
-from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
+from gpuwise.advise.candidates import DOMESTIC_VENDORS, Candidate, CandidateSet, candidates
 from gpuwise.advise.companions import companion_bytes
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
@@ -306,14 +306,24 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
             not o.sized.speed_known,
             any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
-            0 if s.ops_capacity == "strong" or o.candidate.already_owned else caveats(o),
+            0
+            if s.ops_capacity == "strong" or o.candidate.already_owned or _preference(s, o) > 1
+            else caveats(o),
             _marketplace_tier(s, o),
-            total / (1 + margin) if o.candidate.already_owned else total,
+            total / (1 + margin) if o.candidate.already_owned else total / _preference(s, o),
             o.time_hours or 0.0,
             o.candidate.label,
         )
 
     return key
+
+
+def _preference(s: Scenario, o: Option) -> float:
+    """How much the buyer's stated preference for Chinese-made accelerators weighs an option's
+    total down in the ranking (1 without one; scenario domestic_preference_pct)."""
+    pct = s.domestic_preference_pct
+    domestic = o.candidate.gpu.vendor in DOMESTIC_VENDORS
+    return 1 + pct / 100 if pct and domestic else 1.0
 
 
 def _pareto(options: list[Option]) -> None:
@@ -455,6 +465,10 @@ def make_plan(
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
     if s.one_run_assumed():
         plan.assumptions.append(("plan.note_one_run", {}))
+    if s.domestic_preference_pct:
+        plan.assumptions.append(
+            ("plan.note_domestic_preference", {"pct": s.domestic_preference_pct})
+        )
     if assumed_concurrency and s.workload.batch_requests():
         batch = {"n": assumed_concurrency, "samples": s.workload.batch_requests()}
         plan.assumptions.append(("plan.note_batch_concurrency_assumed", batch))

@@ -184,6 +184,10 @@ class Scenario(_Strict):
     region: str = "any"
     data_may_leave: bool = True
     domestic_only: bool = False
+    domestic_preference_pct: Annotated[float | None, _n("percent")] = None
+    """国产化 preferred but not required: how much more (in % of the total) the buyer will pay
+    for an option on Chinese-made accelerators; the ranking weighs their totals down by it
+    (a bill is not changed). None: no preference."""
     frameworks: list[str] = Field(default_factory=lambda: ["pytorch"])
     ops_capacity: Literal["none", "some", "strong"] = "some"
     owns: list[Owned] = Field(default_factory=list)
