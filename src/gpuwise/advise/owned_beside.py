@@ -29,7 +29,7 @@ from gpuwise.advise.fixes import Replan
 from gpuwise.advise.margin import BAND_RISKS, slow_tokens_per_s
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.scenario import Scenario
-from gpuwise.cost import CostOption
+from gpuwise.cost.model import combined
 
 REST_OPTIONS = 4
 """The rest's best options kept as options of this plan (enough for a bought and a rented one
@@ -117,7 +117,7 @@ def _together(s: Scenario, owned: Option, requests: int, added: Option) -> Optio
     option = replace(
         added,
         candidate=replace(added.candidate, beside_owned=kept),
-        cost=_one_bill(owned.cost, added.cost),
+        cost=combined(added.cost, owned.cost),  # the owned share's running cost added
         risks=risks,
         rules=[*added.rules, *_beside_rule(s, owned, requests, added)],
         blockers=[],
@@ -126,15 +126,6 @@ def _together(s: Scenario, owned: Option, requests: int, added: Option) -> Optio
         billing_alternatives={},
     )
     return option
-
-
-def _one_bill(owned: CostOption, added: CostOption) -> CostOption:
-    """The added hardware's bill with the owned share's running cost: items added by name."""
-    items = dict(added.items)
-    for name, amount in owned.items.items():
-        items[name] = items.get(name, 0.0) + amount
-    unpriced = tuple(dict.fromkeys((*added.unpriced, *owned.unpriced)))
-    return replace(added, items=items, unpriced=unpriced)
 
 
 def _beside_rule(

@@ -34,8 +34,9 @@ from gpuwise.advise.workload import plan_value
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.systems import market_of, sold_as_system, sold_in
-from gpuwise.cost import CostOption, own_cost
+from gpuwise.cost import own_cost
 from gpuwise.cost.channel import purchase_price
+from gpuwise.cost.model import combined
 from gpuwise.cost.resolve import Context, resolve_own
 from gpuwise.errors import UserError
 from gpuwise.i18n import LANGS, t
@@ -152,7 +153,7 @@ def _price_extension(
         return None
     cost = own_cost(bought.spec, sch.busy_hours_per_month, sch.months)
     for k in kept:
-        cost = _merged(cost, own_cost(k.spec, sch.busy_hours_per_month, sch.months))
+        cost = combined(cost, own_cost(k.spec, sch.busy_hours_per_month, sch.months))
     stale = sum(p.stale for p in bought.prices)
     option = Option(c, sized, cost, sch.busy_hours_per_month, sch.run_hours, stale)
     # one machine: the host the kept cards' bill charges power for is the bought cards' host too
@@ -161,15 +162,6 @@ def _price_extension(
     option.platform = bought.platform
     option.prices = bought.prices + tuple(p for k in kept for p in k.prices)
     return option
-
-
-def _merged(a: CostOption, b: CostOption) -> CostOption:
-    """Two parts of one machine's bill as one: items added by name."""
-    items = dict(a.items)
-    for name, amount in b.items.items():
-        items[name] = items.get(name, 0.0) + amount
-    unpriced = tuple(dict.fromkeys((*a.unpriced, *b.unpriced)))
-    return replace(a, items=items, unpriced=unpriced)
 
 
 def _extension_notes(option: Option, cards: list[Gpu], added: Gpu, k: int) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gpuwise.catalog.dating import STALE_AFTER_DAYS as STALE_AFTER_DAYS
@@ -45,6 +45,17 @@ class CostOption:
     def monthly(self) -> float:
         """Total spread over the months of the horizon."""
         return self.total / self.months if self.months else 0.0
+
+
+def combined(a: CostOption, b: CostOption) -> CostOption:
+    """Two bills of one option as one (`a`'s label, kind and horizon): items added by name, the
+    unpriced items of both (an owned card kept beside bought ones, owned machines serving
+    beside added ones)."""
+    items = dict(a.items)
+    for name, amount in b.items.items():
+        items[name] = items.get(name, 0.0) + amount
+    unpriced = tuple(dict.fromkeys((*a.unpriced, *b.unpriced)))
+    return replace(a, items=items, unpriced=unpriced)
 
 
 @dataclass(frozen=True)
