@@ -21,6 +21,7 @@ slow for the load (too small to fit is owned_extend.py's case).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -166,4 +167,26 @@ def check_beside(s: Scenario, o: Option, budget: float | None) -> None:
         o.blockers.append(("plan.block_budget", {"spend": spend_of(s, o), "budget": budget}))
 
 
-__all__ = ["beside_options", "check_beside", "too_slow_owned"]
+def with_owned_beside(
+    s: Scenario,
+    ranked: list[Option],
+    infeasible: list[Option],
+    budget: float | None,
+    replan: Replan,
+    rank: Callable[[Option], Any],
+) -> tuple[list[Option], list[Option]]:
+    """The ranking with the options that keep owned hardware, too slow for the whole load,
+    serving its share beside added hardware, checked (check_beside) and ranked by the plan's
+    own key (`rank`); the owned option for the whole load stays infeasible."""
+    too_slow = too_slow_owned(s, infeasible)
+    if too_slow is None:
+        return ranked, infeasible
+    added = beside_options(s, too_slow, replan)
+    for o in added:
+        check_beside(s, o, budget)
+    ranked = sorted([*ranked, *(o for o in added if o.feasible)], key=rank)
+    infeasible = [*infeasible, *(o for o in added if not o.feasible)]
+    return ranked, infeasible
+
+
+__all__ = ["beside_options", "check_beside", "too_slow_owned", "with_owned_beside"]

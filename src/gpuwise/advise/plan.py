@@ -48,6 +48,7 @@ from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.overhead import price_rental_overhead
 from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
+from gpuwise.advise.quality import QUALITY_FLOOR_RISKS, quality_floor_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region, flag_mainland_rentals
 from gpuwise.advise.scenario import Scenario
@@ -253,29 +254,6 @@ def _marketplace_tier(s: Scenario, o: Option) -> bool:
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
-QUALITY_FLOOR_RISKS = ("risk.batch_below_quality_floor", "risk.below_quality_floor")
-"""Risks of an option run below its job's quality floor (quality_floor_risk)."""
-
-
-def quality_floor_risk(
-    quant: str, bits: float, floors: tuple[float | None, float | None]
-) -> tuple[str, dict[str, Any]] | None:
-    """The risk of a format below the job's quality floor: a one-off batch's (its output is
-    the product: plan assumption batch_quality_floor_bits, 8) else a service's or local
-    chat's (interactive_quality_floor_bits, 4: 3-bit k-quants lose several times the
-    perplexity of 4-bit ones); None at or above it, or for training."""
-    batch, interactive = floors
-    if batch:
-        return (
-            ("risk.batch_below_quality_floor", {"quant": quant, "bits": batch})
-            if bits < batch
-            else None
-        )
-    if interactive and bits < interactive:
-        return ("risk.below_quality_floor", {"quant": quant, "bits": interactive})
-    return None
-
-
 TIERS = 6
 """The leading elements of the ranking key that are tiers, not money (_rank_key)."""
 
@@ -360,31 +338,6 @@ def _classify(
     return ranked, unchecked, infeasible
 
 
-def _with_owned_beside(
-    s: Scenario,
-    ranked: list[Option],
-    infeasible: list[Option],
-    budget: float | None,
-    replan: Any,
-    margin: float,
-) -> tuple[list[Option], list[Option]]:
-    """The ranking with the options that keep owned hardware, too slow for the whole load,
-    serving its share beside added hardware (advise/owned_beside.py), checked and ranked by
-    the same rules; the owned option for the whole load stays infeasible. `replan`:
-    fixes.Replan."""
-    from gpuwise.advise.owned_beside import beside_options, check_beside, too_slow_owned
-
-    too_slow = too_slow_owned(s, infeasible)
-    if too_slow is None:
-        return ranked, infeasible
-    added = beside_options(s, too_slow, replan)
-    for o in added:
-        check_beside(s, o, budget)
-    ranked = sorted([*ranked, *(o for o in added if o.feasible)], key=_rank_key(s, margin))
-    infeasible = [*infeasible, *(o for o in added if not o.feasible)]
-    return ranked, infeasible
-
-
 def make_plan(
     cat: Catalog,
     s: Scenario,
@@ -422,7 +375,10 @@ def make_plan(
         from gpuwise.advise.fixes import Replan as Owned  # imported only where hardware is owned
 
         replan = Owned(cat, today, cny_per_usd, make_plan)
-        ranked, infeasible = _with_owned_beside(s, ranked, infeasible, budget, replan, margin)
+        from gpuwise.advise.owned_beside import with_owned_beside
+
+        rank = _rank_key(s, margin)
+        ranked, infeasible = with_owned_beside(s, ranked, infeasible, budget, replan, rank)
     mc = MemoryConstants.from_catalog(cat)
     bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
     ranked = best_use_of_each_system(ranked, bits)
