@@ -91,6 +91,8 @@ ALLOWED_IN_ZH = frozenset(
         "fp16",
         "fp8",
         "FP8",
+        "INT8",  # a number format, as FP8
+        "NVFP4",  # NVIDIA's 4-bit float format (Blackwell)
         "W8A8",  # Ascend's integer quantization schemes (weights/activations bits)
         "W8A16",
         "W4A8",
