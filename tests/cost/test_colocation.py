@@ -91,3 +91,12 @@ def test_a_card_without_a_power_figure_leaves_the_rent_unpriced(cat: Catalog, cn
     own = resolve_own(cat, cny, gpu.id, 1, opts)
     cost = own_cost(own.spec, 730, MONTHS)
     assert "colocation" in cost.unpriced and "colocation" not in cost.items
+
+
+def test_a_rack_is_metered_at_business_rates_whoever_rents_it(cat: Catalog, usd: Context) -> None:
+    """A person's server in a colocation rack pays the data centre's business rate, not a
+    household tariff, on `gpuwise cost` as in a plan."""
+    home = resolve_own(cat, usd, "l40s", 2, OwnOptions(site="office", region="us"))
+    rack = resolve_own(cat, usd, "l40s", 2, OwnOptions(site="colocation", region="us"))
+    tariffs = {p.label for p in (*home.prices, *rack.prices) if p.label.startswith("tariff:")}
+    assert any("residential" in t for t in tariffs) and any("commercial" in t for t in tariffs)

@@ -297,10 +297,9 @@ def _price_system(
 def power_options(s: Scenario) -> OwnOptions:
     """What the scenario says about an owned machine's power: where it sits, who pays the
     electricity (and at which tariff) and what it runs."""
-    colocated = s.owned_site() == "colocation"  # the data centre meters at its business rate
     return OwnOptions(
         site=s.owned_site(),
-        payer="business" if colocated else s.payer(),
+        payer=s.payer(),  # a colocation site is metered at business rates (cost.resolve)
         buyer=s.entity,
         region=None if s.region.strip().lower() in ANY else s.region,
         workload=s.workload.kind,

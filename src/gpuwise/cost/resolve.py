@@ -21,6 +21,7 @@ from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
 from gpuwise.cost.power import (
+    COLOCATION_SITE,
     DEFAULT_TARIFF,
     NO_COLOCATION,
     Colocation,
@@ -246,7 +247,8 @@ def _power(
     if platform is not None and not opts.host_owned:
         host_w = host_draw(cat, platform, gpu, count, fraction)
     pue, site = site_pue(cat, opts.site, opts.pue)
-    tariff, ref = tariff_price(cat, ctx, opts.tariff, opts.payer, opts.region)
+    payer = "business" if site == COLOCATION_SITE else opts.payer  # the data centre meters it
+    tariff, ref = tariff_price(cat, ctx, opts.tariff, payer, opts.region)
     if ref:
         prices.append(ref)
     if opts.host_owned:

@@ -35,6 +35,7 @@ from gpuwise.catalog.systems import (
 from gpuwise.cost.model import CostOption, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
 from gpuwise.cost.power import (
+    COLOCATION_SITE,
     busy_fraction,
     card_draw,
     colocation_of,
@@ -166,7 +167,8 @@ def resolve_system(
     gpu_load_w, gpu_idle_w = _draw(cat, gpu, used / devices, opts.workload, notes)
     host_load, host_idle = _host_draw(cat, system, gpu, systems, opts)
     pue, site = site_pue(cat, opts.site, opts.pue)
-    tariff, tariff_ref = tariff_price(cat, ctx, opts.tariff, opts.payer, opts.region)
+    payer = "business" if site == COLOCATION_SITE else opts.payer  # the data centre meters it
+    tariff, tariff_ref = tariff_price(cat, ctx, opts.tariff, payer, opts.region)
     if tariff_ref:
         prices.append(tariff_ref)
     curve = resale_curve(cat, gpu)
