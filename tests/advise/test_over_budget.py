@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gpuwise.advise.evaluate import incomplete_capex
 from gpuwise.advise.over_budget import _speed, over_budget_note
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
@@ -35,7 +36,8 @@ def test_the_note_names_the_steps_up_the_budget_blocks(plan: Any) -> None:
     assert len(notes) == 1
     blocked = _blocked_by_budget_only(plan)
     best = _speed(plan.options[0])
-    front = sorted((o for o in blocked if _speed(o) > best * 1.05), key=lambda o: o.cost.total)
+    priced = [o for o in blocked if not incomplete_capex(o)]  # no card price: no total to name
+    front = sorted((o for o in priced if _speed(o) > best * 1.05), key=lambda o: o.cost.total)
     assert front, "the budget blocks a faster option"
     cheapest = front[0]
     assert cheapest.candidate.gpu.name in notes[0]["items_en"]
@@ -50,3 +52,15 @@ def test_no_note_without_a_budget_or_when_nothing_faster_is_blocked(plan: Any) -
     assert not over_budget_note(
         make_plan(load_catalog(), parse_scenario(rich, "t"), dt.date(2026, 12, 6))
     )
+
+
+def test_an_option_without_its_card_price_is_never_named(plan: Any) -> None:
+    """A total of host and power alone is no price (blind w22-04: four H100 PCIe 'at EUR 3,025
+    in all')."""
+    notes = [p for k, p in plan.assumptions if k == "plan.note_over_budget"]
+    unpriced = [o for o in _blocked_by_budget_only(plan) if incomplete_capex(o)]
+    assert unpriced, "the catalog lacks a price for some card the budget blocks"
+    for o in unpriced:
+        from gpuwise.advise.labels import candidate_words
+
+        assert candidate_words(o.candidate, "en") not in notes[0]["items_en"]

@@ -56,6 +56,9 @@ class Option:
     """The dated prices the option rests on (published date, retrieved date, origin)."""
     billing_alternatives: dict[str, float] = field(default_factory=dict)
     """What the same offer would cost in its other billing modes (advise.billing)."""
+    cold_standby: bool = False
+    """A public API's option run with no spare replica: a replacement is started or the
+    machine repaired when it fails (advise/failover.py)."""
     beside: Option | None = None
     """The owned hardware kept serving its share of the requests beside this option's
     (advise/owned_beside.py); its running cost is in this option's bill."""

@@ -1,4 +1,4 @@
-"""A public API keeps one spare copy of the model: N+1 replicas.
+"""A public API keeps one spare copy of the model: N+1 replicas, hot or cold.
 
 Users of a public API expect it up (an SLA to keep), and any single instance goes down at
 times: a host fault, a driver update, a cloud's maintenance window, a card that dies. A capacity
@@ -11,18 +11,34 @@ as N copies pays 1/N more, which is why many small replicas fail over cheaply. P
 that idles is left out (said in the item's name). Marketplace rentals of a 24/7 service already
 carry their standby replica (advise.marketplace) and are not charged twice.
 
+A hot spare is not the only standby. Where the budget buys either the speed or the spare but
+not both, an expert keeps the fast primary and stands by cold: a rented replacement started on
+failure (minutes, where the cloud has a free card), an owned machine repaired — the service is
+down meanwhile. Doubling every single-server option made a 1× H100 service at $1.8k a month
+cost $3.6k, over a $3k budget, and the plan fell to a 4-bit RTX A6000 at 6 tokens/s per user
+(blind w21-05). So with `standby: auto` an option that holds its speed at the slow end of its
+band has a cold twin, ranked where no option with a hot spare holds its speed; `standby: cold`
+prices none and says so; `standby: hot` never offers a cold one.
+
 Pure: reads and extends the options' cost items.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
-from gpuwise.advise.evaluate import Option
+from gpuwise.advise.evaluate import Fired, Option
+from gpuwise.advise.fired_billing import money
 from gpuwise.advise.scenario import Scenario
 
 HARDWARE_ITEMS = ("compute", "cards", "host", "system", "maintenance", "resale")
 """The items one replica's share of which a spare copy costs again."""
+
+SPEED_BAND_RISKS = frozenset(
+    {"risk.reading_speed_band", "risk.throughput_band", "risk.deadline_band"}
+)
+"""Risks of an option that meets a speed limit only at its central estimate (advise/margin.py)."""
 
 
 def failover_cost(o: Option) -> float:
@@ -31,10 +47,14 @@ def failover_cost(o: Option) -> float:
     return sum(o.cost.items.get(k, 0.0) for k in HARDWARE_ITEMS) / replicas
 
 
+def _serves_public_api(s: Scenario) -> bool:
+    return s.public_api and s.workload.kind == "serve"
+
+
 def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
     """Add the spare replica (in place) to each option of a public API service that carries
-    no standby yet."""
-    if not s.public_api or s.workload.kind != "serve":
+    no standby yet; with `standby: cold`, say instead that none runs."""
+    if not _serves_public_api(s):
         return
     for o in options:
         if "standby_replica" in o.cost.items:
@@ -42,5 +62,81 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
         spare = failover_cost(o)
         if spare <= 0:
             continue  # hardware already owned: the spare is a card the user has or buys later
+        if s.standby == "cold":
+            o.cold_standby = True
+            o.risks.append(cold_standby_risk(o, spare))
+            continue
         o.cost = replace(o.cost, items={**o.cost.items, "failover_replica": spare})
         o.rules.append(("public-api-failover", {"replicas": o.sized.replicas}))
+
+
+def cold_standby_risk(o: Option, spare: float) -> tuple[str, dict[str, object]]:
+    """What standing by cold means for this option, with what a hot spare would add a month."""
+    months = o.cost.months or 1.0
+    key = "risk.cold_standby_rent" if o.candidate.kind == "rent" else "risk.cold_standby_own"
+    return (key, {"spare": money(spare / months, o.cost.currency), "spare_value": spare / months})
+
+
+def cold_twins(s: Scenario, options: list[Option]) -> list[tuple[Option, Option]]:
+    """Each option priced with a hot spare and its copy without one (`standby: auto`), made
+    before the limits are checked, for `with_cold_standby` to rank where it must."""
+    if s.standby != "auto" or not _serves_public_api(s):
+        return []
+    out = []
+    for o in options:
+        spare = o.cost.items.get("failover_replica")
+        if not spare:
+            continue
+        items = {k: v for k, v in o.cost.items.items() if k != "failover_replica"}
+        twin = replace(
+            o,
+            cost=replace(o.cost, items=items),
+            risks=[*o.risks, cold_standby_risk(o, spare)],
+            rules=[r for r in o.rules if r[0] != "public-api-failover"],
+            blockers=list(o.blockers),
+            unchecked=list(o.unchecked),
+            cold_standby=True,
+        )
+        out.append((o, twin))
+    return out
+
+
+def holds_speed(o: Option) -> bool:
+    """Meets every speed limit and deadline at the slow end of its band."""
+    return not any(k in SPEED_BAND_RISKS for k, _ in o.risks)
+
+
+def with_cold_standby(
+    ranked: list[Option],
+    twins: list[tuple[Option, Option]],
+    classify: Callable[[list[Option]], list[Option]],
+    key: Callable[[Option], object],
+) -> list[Option]:
+    """The ranked options and, where the first of them (each with a hot spare) does not hold
+    its speed at the slow end of its band or none is ranked, the options that only the
+    budget kept out with a hot spare, standing by cold, where they hold it (`classify` checks
+    the limits and returns those that pass): a fast primary with a cold standby is ranked
+    with a slow one that has a spare, by the same key (a speed shortfall weighs a total up).
+    An option whose hot spare fits the limits is never offered cold as well."""
+    if not twins or (ranked and holds_speed(ranked[0])):
+        return ranked
+    kept_out = [t for o, t in twins if [k for k, _ in o.blockers] == ["plan.block_budget"]]
+    cold = [o for o in classify(kept_out) if holds_speed(o)]
+    return sorted([*ranked, *cold], key=key)  # type: ignore[arg-type]
+
+
+def cold_standby_note(options: list[Option]) -> list[Fired]:
+    """The ⓘ line where the first option stands by cold (with_cold_standby): no option in the
+    limits runs a hot spare and holds its speed, so the choice is the user's to make."""
+    if not options or not options[0].cold_standby:
+        return []
+    first = options[0]
+    spare = next(p["spare"] for k, p in first.risks if k.startswith("risk.cold_standby"))
+    hot = [o for o in options if not o.cold_standby]
+    params: dict[str, object] = {"spare": spare}
+    if hot:
+        from gpuwise.advise.labels import option_label
+
+        params["hot_option"] = option_label(hot[0])
+        return [("plan.note_cold_standby_or", params)]
+    return [("plan.note_cold_standby", params)]

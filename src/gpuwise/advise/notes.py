@@ -10,6 +10,7 @@ from gpuwise.advise.candidates import Candidate, CandidateSet
 from gpuwise.advise.cluster_quotes import rdma_cluster_note
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
+from gpuwise.advise.failover import cold_standby_note
 from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.over_budget import over_budget_note
 from gpuwise.advise.overhead import rental_overhead_note
@@ -38,6 +39,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     out += over_budget_note(plan)
+    out += cold_standby_note(plan.options)
     out += companions_note(cat, plan)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]

@@ -4,8 +4,10 @@ A budget turns options away silently unless the plan says what they were: a pers
 "a Mac or an RTX 5090?" under $3,500 must hear that the 5090 costs $X and runs Y tokens/s, not
 find it missing (blind w18-02). The note names up to MAX_NAMED options that the budget alone
 blocks and that beat the answer on speed (more tokens/s for a service or chat, fewer hours for
-a run): the steps up the cost/speed front (each faster than every cheaper one), cheapest
-first, with its total and its speed.
+a run), priced in full (a total without the cards' price is no price: blind w22-04 was told of
+four H100 PCIe at "EUR 3,025 in all", host and power only) and not ranked in another form
+(with a cold standby): the steps up the cost/speed front (each faster than every cheaper
+one), cheapest first, with its total and its speed.
 """
 
 from __future__ import annotations
@@ -37,10 +39,16 @@ def over_budget_note(plan: Plan) -> list[Fired]:
     if plan.scenario.budget is None or not plan.options:
         return []
     best = plan.options[0]
+    from gpuwise.advise.evaluate import incomplete_capex
+    from gpuwise.advise.labels import option_label
+
+    ranked = {option_label(o) for o in plan.options}  # in the list another way (cold standby)
     blocked = [
         o
         for o in plan.infeasible
         if [k for k, _ in o.blockers] == ["plan.block_budget"]
+        and option_label(o) not in ranked
+        and not incomplete_capex(o)  # a total without its cards is no price (blind w22-04)
         and o.sized.speed_known
         and _speed(o) > _speed(best) * 1.05
     ]

@@ -30,7 +30,7 @@ from gpuwise.advise.evaluate import (
     incomplete_capex,
     price,
 )
-from gpuwise.advise.failover import price_public_api_failover
+from gpuwise.advise.failover import cold_twins, price_public_api_failover, with_cold_standby
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.margin import (
     band_assumption,
@@ -370,7 +370,10 @@ def make_plan(
     floor = reading_floor(cat, s)
     margin = assumption(cat, "price_uncertainty_fraction").value
     slack = plan_value(cat, "spot_deadline_slack") if s.spot_needs_slack() else None
+    twins = cold_twins(s, found.options)  # copied before the limits are checked
     ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin, slack)
+    passing = lambda os: _classify(s, os, budget, floor, margin, slack)[0]  # noqa: E731
+    ranked = with_cold_standby(ranked, twins, passing, _rank_key(s, margin))
     if s.owns and not only_owned and not any(o.candidate.already_owned for o in ranked):
         from gpuwise.advise.fixes import Replan as Owned  # imported only where hardware is owned
 

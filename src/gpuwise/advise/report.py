@@ -3,7 +3,7 @@ which the tables, the Markdown, the web page and the exports read too."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option, incomplete_capex
@@ -123,7 +123,15 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         opportunity_value=_rounded(o.cost.details.get("opportunity_value")),
         prices=[PriceEntry.of(p) for p in o.prices],
         kept_beside=_kept_beside(o),
+        standby=_standby(o),
     )
+
+
+def _standby(o: Option) -> Literal["hot", "cold"] | None:
+    """How this option of a public API rides out a failure (advise/failover.py)."""
+    if o.cold_standby:
+        return "cold"
+    return "hot" if "failover_replica" in o.cost.items else None
 
 
 def _kept_beside(o: Option) -> KeptBeside | None:

@@ -208,6 +208,11 @@ class PlanOption(Frozen):
     kept_beside: KeptBeside | None = Field(
         None, description="owned hardware serving part of the load beside this option's"
     )
+    standby: Literal["hot", "cold"] | None = Field(
+        None,
+        description="a public API's failover: hot (a spare replica priced in) or cold (none "
+        "running; a replacement started or the machine repaired on failure)",
+    )
 
 
 class PlanReport(Frozen):

@@ -221,6 +221,12 @@ class Scenario(_Strict):
     public_api: bool = False
     """The service is a public API with users who expect it up (an SLA): a rental in a data
     centre is preferred to a marketplace host."""
+    standby: Literal["auto", "hot", "cold"] = "auto"
+    """How a public API rides out a failed instance. hot: one spare replica always running (N+1,
+    priced); cold: none running, a replacement is started (rented) or the machine repaired
+    (owned) when one fails, and the service is down meanwhile; auto: hot, and where no option
+    within the limits both runs a hot spare and holds its speed at the slow end of its band,
+    the options that hold it with a cold standby are ranked too (advise/failover.py)."""
     allow_spot: bool | None = None
     currency: Currency = "CNY"
     checkpoint_min: Annotated[float, _n("checkpoint_min")] = 30.0
