@@ -21,7 +21,7 @@ PUBLIC: dict[str, Any] = {
                  "prompt_tokens": 1500, "gen_tokens": 400},
     "months": 12, "hours_per_day": 24, "region": "asia-pacific", "entity": "company",
     "budget": {"amount": 3000, "currency": "USD", "per": "month"}, "public_api": True,
-    "currency": "USD",
+    "currency": "USD", "site": "office",
 }  # fmt: skip
 
 

@@ -1,6 +1,8 @@
 """A public API whose owned machine would sit in an office: the plan quotes buying and housing
 it in a colocation rack where that costs clearly less than its answer (advise/colocation_note.py,
-blind w16-03: the plan said "rent" beside a cheaper purchase and never named colocation)."""
+blind w16-03: the plan said "rent" beside a cheaper purchase and never named colocation). An
+organisation that owns nothing and says no site buys into a colocation rack in the first place
+(Scenario.owned_site, blind w22-02): the note is for an office it names."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ API: dict[str, Any] = {
                  "prompt_tokens": 1000, "gen_tokens": 300,
                  "target_tokens_per_s_per_request": 15},
     "months": 36, "hours_per_day": 24, "region": "us", "entity": "company",
-    "public_api": True, "currency": "USD",
+    "public_api": True, "currency": "USD", "site": "office",
 }  # fmt: skip
 
 
@@ -54,3 +56,13 @@ def test_the_note_quotes_the_colocated_plan(cat: Any) -> None:
 def test_no_note_where_the_site_is_fit_or_no_public_api(cat: Any, change: dict[str, Any]) -> None:
     plan = make_plan(cat, parse_scenario({**API, **change}, "t"), TODAY)
     assert not _notes(plan)
+
+
+def test_an_organisation_with_no_site_and_nothing_owned_buys_into_a_rack(cat: Any) -> None:
+    unsaid = {k: v for k, v in API.items() if k != "site"}
+    plan = make_plan(cat, parse_scenario(unsaid, "t"), TODAY)
+    assert not _notes(plan)
+    bought = [o for o in (*plan.options, *plan.infeasible) if o.candidate.kind == "own"]
+    assert bought
+    for o in bought:  # rented by the rack's power; an unknown draw leaves it unpriced
+        assert o.cost.items.get("colocation", 0) > 0 or "colocation" in o.cost.unpriced

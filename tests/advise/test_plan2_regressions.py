@@ -240,10 +240,13 @@ def test_a_public_api_is_not_answered_with_a_machine_at_home_or_in_an_office() -
         "public_api": True,
     }
     cat = load_catalog()
-    top = make_plan(cat, parse_scenario(data, "test"), TODAY).options[0]
+    top = make_plan(cat, parse_scenario({**data, "site": "office"}, "test"), TODAY).options[0]
     assert top.candidate.kind == "rent"
     colocated = make_plan(cat, parse_scenario({**data, "site": "datacenter"}, "test"), TODAY)
     assert any(o.candidate.kind == "own" for o in colocated.options[:3])
+    # a company that says no site buys into a colocation rack (blind w22-02), never an office
+    unsaid = make_plan(cat, parse_scenario(data, "test"), TODAY).options[0]
+    assert unsaid.candidate.kind == "rent" or unsaid.cost.items.get("colocation", 0) > 0
 
 
 def test_a_person_at_home_is_not_sold_a_rack_server_for_local_chat() -> None:

@@ -66,10 +66,24 @@ def test_own_items_follow_the_formula() -> None:
     assert cost.items["host"] == 5_000
     # (100 h x (2 x 400 + 200) W + 50 h x (2 x 20 + 100) W) x 12 months / 1000 x 1.0 x 1.0
     assert cost.items["electricity"] == pytest.approx((100 * 1000 + 50 * 140) * 12 / 1000)
-    assert cost.items["maintenance"] == pytest.approx(20_000 * 0.1)
+    # the allowance is a failure rate at full load: the share of hours worked (100 of 730)
+    share = 100 / (24 * 730 / 24)
+    assert cost.items["maintenance"] == pytest.approx(20_000 * 0.1 * share)
     assert cost.items["resale"] == pytest.approx(-2 * 10_000 * 0.5)
     assert cost.total == sum(cost.items.values())
     assert cost.monthly == pytest.approx(cost.total / 12)
+
+
+def test_maintenance_counts_only_the_months_after_the_warranty() -> None:
+    """A part that fails under warranty is replaced at no charge (blind w22-03)."""
+    busy = 730.0  # full load: the allowance as measured
+    none = own_cost(own_spec(), busy_hours_per_month=busy, months=36).items["maintenance"]
+    covered = own_spec(warranty_months=24.0)
+    after = own_cost(covered, busy_hours_per_month=busy, months=36).items["maintenance"]
+    assert none == pytest.approx(20_000 * 0.1 * 3)
+    assert after == pytest.approx(none / 3)
+    within = own_cost(covered, busy_hours_per_month=busy, months=12).items["maintenance"]
+    assert within == 0.0
 
 
 def test_pue_and_tariff_scale_electricity() -> None:

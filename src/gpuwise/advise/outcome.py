@@ -14,7 +14,9 @@ from gpuwise.advise.evaluate import Option
 from gpuwise.advise.report_model import Answers
 from gpuwise.advise.scenario import Scenario
 from gpuwise.cost.compare import BreakEven, break_even
-from gpuwise.cost.model import DAYS_PER_MONTH
+from gpuwise.cost.model import DAYS_PER_MONTH, busy_hours_per_month
+from gpuwise.cost.own import own_cost
+from gpuwise.cost.rent import rent_cost
 
 
 @dataclass
@@ -47,4 +49,18 @@ def hours_per_day_of(o: Option) -> float:
 def break_even_of(own: Option, rent: Option, months: float) -> BreakEven:
     """Break-even between an owning and a renting option at the owning option's use."""
     assert own.own_spec and rent.rent_spec and rent.usage
-    return break_even(own.own_spec, rent.rent_spec, hours_per_day_of(own), months, rent.usage)
+    h = hours_per_day_of(own)
+    scales = (_scale(own, months, h), _scale(rent, months, h))
+    return break_even(own.own_spec, rent.rent_spec, h, months, rent.usage, scales=scales)
+
+
+def _scale(o: Option, months: float, hours_per_day: float) -> float:
+    """The option's total over what its spec alone bills at the horizon (items the planner
+    added: a spare replica, a standby, a share of a rack), 1 where either is not positive."""
+    busy = busy_hours_per_month(hours_per_day)
+    if o.own_spec is not None:
+        base = own_cost(o.own_spec, busy, months).total
+    else:
+        assert o.rent_spec is not None and o.usage is not None
+        base = rent_cost(o.rent_spec, busy, months, o.usage).total
+    return o.cost.total / base if base > 0 and o.cost.total > 0 else 1.0

@@ -285,8 +285,16 @@ class Scenario(_Strict):
         return [FRAMEWORKS.get(key, "pytorch")]  # transformers, exllamav2, optimum-neuron: torch
 
     def owned_site(self) -> str:
-        """Where owned machines sit: the scenario's site, else home or office by who runs it."""
-        return self.site or ("office" if self.organisation() else "home")
+        """Where owned machines sit: the scenario's site, else home or office by who runs it —
+        except that an organisation buying hardware for a public API puts it in a rented
+        colocation rack: no expert signs an SLA on an office machine, and priced in an
+        office at PUE 1.0 with no rack rent the purchase won for the wrong reason (blind
+        w22-02). Machines it already owns stay where they are (the plan quotes moving them)."""
+        if self.site:
+            return self.site
+        if self.public_api and self.organisation() and not self.owns:
+            return "colocation"
+        return "office" if self.organisation() else "home"
 
     def payer(self) -> Literal["household", "business"]:
         """Whose electricity bill: a household's or a business's."""

@@ -126,6 +126,17 @@ class Maintenance(Sourced):
     annual_fraction: float = Field(ge=0, le=0.5)
 
 
+class Warranty(Sourced):
+    """Years a new purchase is repaired or replaced at no charge: the maker's standard
+    warranty, or the law's minimum where that is longer (`region`; "any" for the maker's).
+    A part that fails in those years costs downtime, not a new part, so the maintenance
+    allowance counts only the months after them (cost.own). A second-hand card has none."""
+
+    applies_to: Literal["system", "datacenter", "workstation", "consumer", "apple"]
+    region: str = "any"
+    years: float = Field(ge=0, le=10)
+
+
 class FeatureSupport(Sourced):
     """Whether a software stack runs a framework or feature, with a short reason."""
 
@@ -179,6 +190,7 @@ def _extra_kinds() -> dict[str, type[BaseModel]]:
         "gpu_idle_power": IdlePower,
         "rate": FxRate,
         "maintenance": Maintenance,
+        "warranty": Warranty,
         "feature": FeatureSupport,
     }
     for more in (

@@ -7,7 +7,11 @@
 - electricity: (busy hours x load power + idle hours x idle power) x PUE x tariff, where
   load power = cards x the workload's draw + the host's draw and idle power likewise
   (cost.power sizes both: TDP is the ceiling, not the average; PUE only in a server room);
-- maintenance: yearly allowance x cards' price x years;
+- maintenance: yearly allowance x cards' price x the share of hours they work x the years
+  after the warranty (the allowance is a failure rate measured at 24/7 full load, and a part
+  that fails under warranty is replaced at no charge: blind w22-03 had CNY 614k of a bank's
+  three-year budget set aside for an 8-NPU server at 12 h/day that its vendor's warranty
+  covered);
 - resale: what the cards fetch used at the end (the card's curve from cost.resale, with its
   sourced tail past the last observation, or the user's share), never more than was paid for
   them, so a total is never negative. It is its own negative item, so it is seen.
@@ -62,6 +66,9 @@ class OwnSpec:
     """The colocation rent includes the electricity: none is billed on top."""
     colocation_unpriced: bool = False
     """The machine sits in a colocation rack but its peak draw (hence its rent) is unknown."""
+    warranty_months: float = 0.0
+    """Months from purchase in which failed parts are replaced at no charge (catalog
+    `warranty`); none for cards already owned or bought second-hand."""
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -161,8 +168,9 @@ def own_cost(
     # an allowance on what the hardware is worth: its price, or for owned cards their used value
     # in the share of hours this work uses them
     worth = resale_value(spec, 0.0) if spec.owned and resale_known(spec) else cards
-    share = min(1.0, busy_hours_per_month / all_hours) if spec.owned else 1.0
-    items["maintenance"] = worth * spec.maintenance_annual_fraction * share * months / 12
+    share = min(1.0, busy_hours_per_month / all_hours)
+    paid_months = max(0.0, months - spec.warranty_months)
+    items["maintenance"] = worth * spec.maintenance_annual_fraction * share * paid_months / 12
     details = {
         "busy_hours": busy_hours_per_month * months,
         "idle_hours": idle_hours_per_month * months,

@@ -192,6 +192,30 @@ def _maintenance(cat: Catalog, opts: OwnOptions) -> float:
     return maint[0].annual_fraction if maint else 0.0
 
 
+def warranty_months(cat: Catalog, applies_to: str, region: str | None, used: bool) -> float:
+    """Months a new purchase of this kind is repaired or replaced at no charge: the longest of
+    the maker's standard warranty and the region's legal minimum (catalog `warranty`); none
+    for a second-hand card or a kind the catalog has no warranty for."""
+    if used:
+        return 0.0
+    where = (region or "").strip().lower()
+    years = [
+        w.years
+        for w in cat.extra("warranty")
+        if w.applies_to == applies_to and w.region in ("any", where)
+    ]
+    return max(years, default=0.0) * 12
+
+
+def _card_warranty(cat: Catalog, gpu: Gpu, opts: OwnOptions, ref: PriceRef | None) -> float:
+    """Months of warranty on cards bought for this option: none on cards already owned or
+    bought second-hand; Apple's terms for a Mac, else the card class's."""
+    if opts.owned or (ref is not None and ref.label == "card:used"):
+        return 0.0
+    kind = "apple" if gpu.vendor == "apple" else gpu.gpu_class
+    return warranty_months(cat, kind, opts.region, used=False)
+
+
 @dataclass(frozen=True)
 class _Resale:
     base: float
@@ -294,6 +318,8 @@ def resolve_own(
     platform_id, platform, host = build_host(cat, ctx, gpu, count, card_price, opts, notes, prices)
     power = _power(cat, ctx, gpu, count, platform, opts, notes, prices)
     resale = _resale(cat, ctx, gpu, card_price, opts, notes)
+    warranty = _card_warranty(cat, gpu, opts, card_ref)
+    notes += [Note.of("cost.note_warranty", gpu=gpu.id, years=warranty / 12)] if warranty else []
     spec = OwnSpec(
         label=f"own:{gpu.id}x{count}",
         gpu_id=gpu.id,
@@ -318,6 +344,7 @@ def resolve_own(
         colocation_per_month=power.colocation.per_month,
         power_in_rent=power.colocation.power_included,
         colocation_unpriced=power.colocation.unpriced,
+        warranty_months=warranty,
     )
     parts, refs = tuple(host.parts), with_retrieved(cat, prices)
     return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)

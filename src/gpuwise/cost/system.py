@@ -53,6 +53,7 @@ from gpuwise.cost.resolve import (
     _months_between,
     resale_notes,
     resolve_own,
+    warranty_months,
     with_retrieved,
 )
 from gpuwise.errors import UserError
@@ -177,6 +178,8 @@ def resolve_system(
     bought = (price.ref.date if price.ref else None) or dt.date(gpu.release_year, 1, 1)
     peak_w = gpu.tdp_w * devices + host_load if gpu.tdp_w else None  # unknown: rent unpriced
     rent = colocation_of(cat, ctx, site, opts.region, peak_w, prices)
+    warranty = warranty_months(cat, "system", opts.region, used=False)
+    notes += [Note.of("cost.note_warranty", gpu=system.id, years=warranty / 12)] if warranty else []
     spec = OwnSpec(
         label=f"own:{system.id}x{systems}",
         gpu_id=gpu.id,
@@ -199,6 +202,7 @@ def resolve_system(
         colocation_per_month=rent.per_month,
         power_in_rent=rent.power_included,
         colocation_unpriced=rent.unpriced,
+        warranty_months=warranty,
     )
     refs = with_retrieved(cat, prices)
     resolved = ResolvedOwn(spec, system.id, None, (), refs, tuple(notes), site)
