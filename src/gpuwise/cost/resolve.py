@@ -192,12 +192,10 @@ def _maintenance(cat: Catalog, opts: OwnOptions) -> float:
     return maint[0].annual_fraction if maint else 0.0
 
 
-def warranty_months(cat: Catalog, applies_to: str, region: str | None, used: bool) -> float:
+def warranty_months(cat: Catalog, applies_to: str, region: str | None) -> float:
     """Months a new purchase of this kind is repaired or replaced at no charge: the longest of
     the maker's standard warranty and the region's legal minimum (catalog `warranty`); none
-    for a second-hand card or a kind the catalog has no warranty for."""
-    if used:
-        return 0.0
+    for a kind the catalog has no warranty for."""
     where = (region or "").strip().lower()
     years = [
         w.years
@@ -213,7 +211,7 @@ def _card_warranty(cat: Catalog, gpu: Gpu, opts: OwnOptions, ref: PriceRef | Non
     if opts.owned or (ref is not None and ref.label == "card:used"):
         return 0.0
     kind = "apple" if gpu.vendor == "apple" else gpu.gpu_class
-    return warranty_months(cat, kind, opts.region, used=False)
+    return warranty_months(cat, kind, opts.region)
 
 
 @dataclass(frozen=True)
