@@ -10,6 +10,7 @@ import re
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fixes import apply_patch
 from gpuwise.advise.margin import (
+    BAND_RISKS,
     at_risk_of_missing,
     ranking_total,
     shortfall_factor,
@@ -201,7 +202,9 @@ def check_band(plan: Plan, o: Option) -> None:
         short = short or slow_hours(o.sized, o.time_hours) > s.deadline_days * 24
     risky = at_risk_of_missing(o.risks)
     assert not short or risky, ("missing band risk", o.candidate.label)
-    assert (shortfall_factor(o.risks) > 1) == risky, o.candidate.label
+    # more hardware mends a band shortfall (priced by its factor), not a per-request ceiling
+    mendable = any(k in BAND_RISKS for k, _ in o.risks)
+    assert (shortfall_factor(o.risks) > 1) == mendable, o.candidate.label
     if not risky:  # a risky option of its tier ranked before it is cheaper even insured
         from gpuwise.advise.plan import TIERS, _rank_key  # tiers: priced, timed, quality, site…
 

@@ -54,6 +54,9 @@ ALLOWED_IN_ZH = frozenset(
         "B",
         "M",
         "K",
+        # data-protection law and certification quoted by name (GDPR Art. 28, ISO 27001)
+        "GDPR",
+        "ISO",
         # a US rate and regulation quoted by name (F&A, 2 CFR 200.1)
         "F",
         "A",

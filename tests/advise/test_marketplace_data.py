@@ -1,8 +1,8 @@
 """An organisation that names the region its data stays in is not answered with a peer-to-peer
 marketplace host (blind w9-06: a German hospital's health data on a Vast.ai host in Germany,
 which passes a country filter with no contract or certification behind it). The host ranks
-after data-centre rentals and says why; a person, or a company that names no region, is not
-affected."""
+after data-centre rentals and says why; a person is not affected, and a company that names no
+region is told the risk but not moved."""
 
 from __future__ import annotations
 
@@ -54,4 +54,12 @@ def test_a_company_keeping_data_in_the_eu_gets_data_centre_rentals_before_market
 
 def test_a_person_or_a_company_with_no_region_is_not_moved() -> None:
     assert "risk.marketplace_data" not in _risk_ids(_plan("individual", "eu"))
-    assert "risk.marketplace_data" not in _risk_ids(_plan("company", "any"))
+    # a company's data on a stranger's machine is said wherever it is (blind w23-05), but
+    # without a region to keep it in, the host is not ranked down for it
+    plan = _plan("company", "any")
+    hosts = [o for o in plan.options if on_marketplace(o)]
+    assert hosts
+    key = _rank_key(plan.scenario, 0.0)
+    for o in hosts:
+        assert any(k == "risk.marketplace_data" for k, _ in o.risks)
+        assert key(o)[5] is False  # the marketplace tier (plan._rank_key)

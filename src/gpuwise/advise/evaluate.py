@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
-from gpuwise.advise.margin import deadline_check, throughput_check
+from gpuwise.advise.margin import deadline_check, per_request_check, throughput_check
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import Sized, joined_machines
@@ -369,7 +369,9 @@ def check_constraints(
         if not o.sized.speed_known:
             o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
         else:
-            checks.append(throughput_check(o.sized, w.target_tokens_per_s))
+            found = throughput_check(o.sized, w.target_tokens_per_s)
+            each = w.target_tokens_per_s_per_request
+            checks.append(per_request_check(o.sized, each, found))
     below_floor = bool(reading_floor) and (w.target_tokens_per_s or 0.0) < (reading_floor or 0.0)
     if w.kind != "train" and reading_floor and below_floor and o.sized.speed_known:
         checks.append(throughput_check(o.sized, reading_floor, floor=True))

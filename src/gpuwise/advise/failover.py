@@ -36,7 +36,12 @@ HARDWARE_ITEMS = ("compute", "cards", "host", "system", "maintenance", "resale")
 """The items one replica's share of which a spare copy costs again."""
 
 SPEED_BAND_RISKS = frozenset(
-    {"risk.reading_speed_band", "risk.throughput_band", "risk.deadline_band"}
+    {
+        "risk.reading_speed_band",
+        "risk.throughput_band",
+        "risk.deadline_band",
+        "risk.per_request_ceiling",
+    }
 )
 """Risks of an option that meets a speed limit only at its central estimate (advise/margin.py)."""
 

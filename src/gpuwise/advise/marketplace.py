@@ -74,11 +74,12 @@ def keeps_data_in_region(s: Scenario) -> bool:
 
 
 def flag_marketplace_data(s: Scenario, options: list[Option]) -> None:
-    """Mark each marketplace rental of an organisation that keeps its data in a region (in
-    place): the host is whoever listed the machine, with no data processing agreement or
-    certification behind it; the ranking puts it after rentals from a provider's own data
-    centres (plan._rank_key)."""
-    if not keeps_data_in_region(s):
+    """Mark each marketplace rental of an organisation (in place): the host is whoever listed
+    the machine, with no data processing agreement or certification behind it, whatever the
+    job sends there (a training set, or a batch of customers' documents: blind w23-05 saw the
+    risk for the one and not the other). The ranking puts it after rentals from a provider's
+    own data centres only where the organisation keeps its data in a region (plan._rank_key)."""
+    if not s.organisation():
         return
     for o in options:
         if on_marketplace(o):

@@ -33,6 +33,7 @@ from gpuwise.advise.evaluate import (
 from gpuwise.advise.failover import cold_twins, price_public_api_failover, with_cold_standby
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.margin import (
+    PER_REQUEST_CEILING,
     band_assumption,
     ranking_total,
     slow_tokens_per_s,
@@ -254,7 +255,7 @@ def _marketplace_tier(s: Scenario, o: Option) -> bool:
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
-TIERS = 6
+TIERS = 7
 """The leading elements of the ranking key that are tiers, not money (_rank_key)."""
 
 
@@ -271,13 +272,15 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
     an office consumer card (advise.site), and so does an organisation that keeps its data
     in a region (advise.marketplace.keeps_data_in_region). An option that meets the speed
     target or deadline only at its central estimate is ranked by its total times its shortfall
-    factor, what meeting the limit at the slow end of its band would cost (margin.py).
+    factor, what meeting the limit at the slow end of its band would cost (margin.py); one
+    whose per-request target no number of replicas reaches at the slow end ranks after those
+    (margin.per_request_check: more hardware is no remedy to price).
     At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
     ranks after a desktop, a workstation or a rental that does the same job. Hardware the
     user already owns ranks first among options within `margin` of its cost (the prices' own
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, float, float, str]:
         total = ranking_total(o.cost.total, o.risks)
         return (
             incomplete_capex(o),
@@ -288,6 +291,7 @@ def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
             if s.ops_capacity == "strong" or o.candidate.already_owned or _preference(s, o) > 1
             else caveats(o),
             _marketplace_tier(s, o),
+            any(k == PER_REQUEST_CEILING for k, _ in o.risks),
             total / (1 + margin) if o.candidate.already_owned else total / _preference(s, o),
             o.time_hours or 0.0,
             o.candidate.label,

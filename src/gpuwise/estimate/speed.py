@@ -105,6 +105,9 @@ class SpeedEstimate:
     time_to_first_token_s: float | None = None
     serving_tokens_per_s: float | None = None
     serving_bound: str | None = None
+    single_stream_tokens_per_s: float | None = None
+    """Decode of one request alone on the replica: what a request's speed tends to as
+    replicas are added, and cannot pass (advise.margin.per_request_ceiling)."""
     train_tokens_per_s: float | None = None
     step_time_s: float | None = None
     train_time_h: float | None = None
@@ -161,12 +164,14 @@ def inference_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEst
     link_bps = collective_bps(s.gpu, sc, peers)
     ctx = prompt + s.gen_tokens / 2
     step, bound = decode_step(r, rt, r.req.batch, ctx, s.offload_fraction, cpu_bps, link_s)
+    alone, _ = decode_step(r, rt, 1, ctx, s.offload_fraction, cpu_bps, link_s)
     fresh, cached = fresh_prompt(prompt, s.cached_prompt_share)
     pre, _ = prefill_time(r, rt, fresh, 1, link_bps, cached)
     out = SpeedEstimate(
         bound=bound,
         prefill_tokens_per_s=fresh / pre,
         decode_tokens_per_s=r.req.batch / step,
+        single_stream_tokens_per_s=1.0 / alone,
         time_to_first_token_s=pre,
         factors=rt.factors,
     )
