@@ -42,10 +42,35 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     from gpuwise.catalog.guard import check_numbers  # units: only when files are read
     from gpuwise.userfiles import DATA_MAX_BYTES, parse, read_text
 
+    key = _shipped_key(path)
+    if key in _SHIPPED_READ:
+        return _SHIPPED_READ[key]
     text = read_text(path, CatalogError, limit=DATA_MAX_BYTES)  # feeds and imports are large
     data = parse(text, path, "toml", CatalogError)
     check_numbers(data, path, text)
+    if key is not None:
+        _SHIPPED_READ[key] = (data, text)
     return data, text
+
+
+_SHIPPED_READ: dict[tuple[str, int, int], tuple[dict[str, Any], str]] = {}
+"""The shipped catalog's files as read, by path, size and time: a process that builds the
+catalog again (a user file added or checked, a price feed stored) parses them once. Nothing
+changes what read_files returns from them (entries are validated into new objects)."""
+
+
+def _shipped_key(path: Path) -> tuple[str, int, int] | None:
+    """The memo key of a file of the shipped catalog (never a user's, a feed's or a
+    GPUWISE_DATA_DIR's file: those may change under the same size and time)."""
+    from gpuwise.catalog.files import _DATA_DIR
+
+    if not path.is_relative_to(_DATA_DIR):
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (str(path), st.st_size, st.st_mtime_ns)
 
 
 def read_files(paths: Iterable[Path], raw: RawCatalog | None = None) -> RawCatalog:
