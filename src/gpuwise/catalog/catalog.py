@@ -261,7 +261,7 @@ def build(raw: RawCatalog, files: list[Path]) -> Catalog:
                 origins[e.file] = _origin(e.file)
             ctx["origin"] = origins[e.file]
         model = {**L.ARRAY_KINDS, **L.SINGLE_KINDS, **EXTRA_KINDS}[e.kind]
-        obj = L.validate_entry(RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
+        obj = L.validate_remembered(RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
         _check_sources(obj, raw.sources, e)
         typed.setdefault(e.kind, []).append(obj)
     return _assemble(raw, typed, files)
