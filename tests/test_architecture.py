@@ -10,6 +10,7 @@ types only and do not count. A new package needs a row; a new arrow needs a cell
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -129,21 +130,31 @@ def _table() -> dict[str, tuple[str, set[str], set[str]]]:
 
 
 TABLE = _table()
-UNITS, MODULES, IO = _graph()
+UNIT_NAMES = sorted({_unit(path) for path in SRC.rglob("*.py")})
+"""The units, for the parametrized tests (the import graph is read when a test first needs it,
+not while every worker collects the suite)."""
+
+
+@functools.cache
+def _graph_once() -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, set[str]]]:
+    return _graph()
 
 
 def test_every_package_has_a_row_and_every_row_a_package() -> None:
-    missing = sorted(set(UNITS) - set(TABLE))
+    units, _, _ = _graph_once()
+    assert sorted(units) == UNIT_NAMES
+    missing = sorted(set(units) - set(TABLE))
     assert not missing, f"add a row to docs/architecture.md for {missing}"
-    assert sorted(set(TABLE) - set(UNITS)) == []
+    assert sorted(set(TABLE) - set(units)) == []
     assert {layer for layer, _, _ in TABLE.values()} <= set(LAYERS)
 
 
-@pytest.mark.parametrize("unit", sorted(UNITS))
+@pytest.mark.parametrize("unit", UNIT_NAMES)
 def test_imports_stay_inside_the_declared_arrows(unit: str) -> None:
+    units, modules, _ = _graph_once()
     layer, allowed, _ = TABLE[unit]
-    for target in sorted(UNITS[unit]):
-        named = {m for m in MODULES[unit] if m.split(".")[0] == target}
+    for target in sorted(units[unit]):
+        named = {m for m in modules[unit] if m.split(".")[0] == target}
         if target in allowed:
             assert LAYERS.index(TABLE[target][0]) <= LAYERS.index(layer), (
                 f"{unit} ({layer}) may not import {target} ({TABLE[target][0]}) as a whole: "
@@ -154,12 +165,13 @@ def test_imports_stay_inside_the_declared_arrows(unit: str) -> None:
         assert not undeclared, f"{unit} imports {undeclared}: not in docs/architecture.md"
 
 
-@pytest.mark.parametrize("unit", sorted(UNITS))
+@pytest.mark.parametrize("unit", UNIT_NAMES)
 def test_io_libraries_only_where_the_table_says(unit: str) -> None:
+    _, _, libs = _graph_once()
     _, _, io = TABLE[unit]
-    assert sorted(IO[unit] - io) == [], f"{unit} imports I/O libraries the table does not list"
+    assert sorted(libs[unit] - io) == [], f"{unit} imports I/O libraries the table does not list"
     if TABLE[unit][0] in ("base", "data", "core"):
-        assert IO[unit] <= {"platformdirs"}, f"{unit} is {TABLE[unit][0]}: no I/O libraries"
+        assert libs[unit] <= {"platformdirs"}, f"{unit} is {TABLE[unit][0]}: no I/O libraries"
 
 
 def test_modules_named_across_the_layers_do_no_io() -> None:
@@ -177,17 +189,18 @@ def test_modules_named_across_the_layers_do_no_io() -> None:
 
 
 def test_no_cycles_between_packages() -> None:
+    units, _, _ = _graph_once()
     seen: dict[str, int] = {}
 
     def visit(unit: str, path: list[str]) -> None:
         seen[unit] = 1
-        for target in UNITS[unit]:
+        for target in units[unit]:
             assert seen.get(target) != 1, f"cycle: {' → '.join([*path, unit, target])}"
             if target not in seen:
                 visit(target, [*path, unit])
         seen[unit] = 2
 
-    for unit in sorted(UNITS):
+    for unit in sorted(units):
         if unit not in seen:
             visit(unit, [])
 

@@ -251,14 +251,17 @@ def build(raw: RawCatalog, files: list[Path]) -> Catalog:
     guard.check_sources(raw.entries, F.override_dir())
     overlaid = _overlay(raw.entries)
     guard.check_aliases(overlaid, F.override_dir())
+    origins: dict[str, str] = {}  # per file, not per offer: each asks the disk for real paths
     for e in overlaid:
         ctx = dict(e.context)
         if e.kind in ("offer", "hidden_costs"):
             ctx["default_source"] = provider_sources.get(ctx.get("provider", ""), "")
         if e.kind == "offer":
-            ctx["origin"] = _origin(e.file)
+            if e.file not in origins:
+                origins[e.file] = _origin(e.file)
+            ctx["origin"] = origins[e.file]
         model = {**L.ARRAY_KINDS, **L.SINGLE_KINDS, **EXTRA_KINDS}[e.kind]
-        obj = L.validate_entry(RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
+        obj = L.validate_remembered(RawEntry(e.kind, e.data, e.file, e.index, e.text, ctx), model)
         _check_sources(obj, raw.sources, e)
         typed.setdefault(e.kind, []).append(obj)
     return _assemble(raw, typed, files)

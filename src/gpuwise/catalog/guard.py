@@ -120,8 +120,9 @@ def check_sources(entries: Iterable[RawEntry], folder: Path) -> None:
         for e in entries
         if e.kind == "provider" and "source" in e.data
     }
+    overrides = {f for f in {e.file for e in entries} if is_override(f, folder)}  # once a file
     for e in entries:
-        if not is_override(e.file, folder) or "source" in e.data:
+        if e.file not in overrides or "source" in e.data:
             continue
         inherited = (e.file, e.context.get("provider", "")) in sourced_providers
         if e.kind in ("offer", "hidden_costs") and inherited:

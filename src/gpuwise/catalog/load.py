@@ -7,6 +7,7 @@ user cache directory, keyed by the files' sizes and times, so start-up stays fas
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,35 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     from gpuwise.catalog.guard import check_numbers  # units: only when files are read
     from gpuwise.userfiles import DATA_MAX_BYTES, parse, read_text
 
+    key = _shipped_key(path)
+    if key in _SHIPPED_READ:
+        return _SHIPPED_READ[key]
     text = read_text(path, CatalogError, limit=DATA_MAX_BYTES)  # feeds and imports are large
     data = parse(text, path, "toml", CatalogError)
     check_numbers(data, path, text)
+    if key is not None:
+        _SHIPPED_READ[key] = (data, text)
     return data, text
+
+
+_SHIPPED_READ: dict[tuple[str, int, int], tuple[dict[str, Any], str]] = {}
+"""The shipped catalog's files as read, by path, size and time: a process that builds the
+catalog again (a user file added or checked, a price feed stored) parses them once. Nothing
+changes what read_files returns from them (entries are validated into new objects)."""
+
+
+def _shipped_key(path: Path) -> tuple[str, int, int] | None:
+    """The memo key of a file of the shipped catalog (never a user's, a feed's or a
+    GPUWISE_DATA_DIR's file: those may change under the same size and time)."""
+    from gpuwise.catalog.files import _DATA_DIR
+
+    if not path.is_relative_to(_DATA_DIR):
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (str(path), st.st_size, st.st_mtime_ns)
 
 
 def read_files(paths: Iterable[Path], raw: RawCatalog | None = None) -> RawCatalog:
@@ -119,6 +145,27 @@ def _first_problem(exc: Exception) -> tuple[str, str]:
         reason = t(reason_key)
         return loc, (err["msg"] if reason == reason_key else reason)
     return "", str(exc)
+
+
+def validate_remembered(entry: RawEntry, model: type[BaseModel]) -> BaseModel:
+    """validate_entry, once a process for an entry of the shipped catalog as read (the very
+    dict _SHIPPED_READ keeps, in the same context): every catalog model is frozen, so the
+    catalogs built again with a user's file share those entries. Merged or user entries are
+    validated every time."""
+    from gpuwise.catalog.files import _DATA_DIR
+
+    if not entry.file.startswith(f"{_DATA_DIR}{os.sep}"):
+        return validate_entry(entry, model)
+    key = (id(entry.data), model, tuple(sorted(entry.context.items())))
+    hit = _SHIPPED_VALID.get(key)
+    if hit is not None and hit[0] is entry.data:
+        return hit[1]
+    obj = validate_entry(entry, model)
+    _SHIPPED_VALID[key] = (entry.data, obj)
+    return obj
+
+
+_SHIPPED_VALID: dict[tuple[object, ...], tuple[dict[str, Any], BaseModel]] = {}
 
 
 def validate_entry(entry: RawEntry, model: type[BaseModel]) -> BaseModel:

@@ -104,6 +104,15 @@ class SpeedConstants(EngineLookups, PrefillLookups):
         lookup = super().band
         return self._remember(key, lambda: lookup(kind, engine, gpu_class))
 
+    def prefill_fraction(
+        self, engine: str, backend: str, architecture: str, rate: str
+    ) -> PrefillEfficiency:
+        """The tensor-rate share of prefill (speed_lookups_prefill.PrefillLookups), remembered:
+        the planner asks the same few for thousands of configurations."""
+        key = ("prefill_fraction", engine, backend, architecture, rate)
+        lookup = super().prefill_fraction
+        return self._remember(key, lambda: lookup(engine, backend, architecture, rate))
+
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:
         """Collect the speed constants."""
