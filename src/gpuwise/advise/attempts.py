@@ -85,7 +85,13 @@ def train_attempts(
 
 
 def serve_attempt(
-    s: Scenario, model: LlmModel, quant: str, engine: str, count: int, d: Defaults
+    s: Scenario,
+    model: LlmModel,
+    quant: str,
+    engine: str,
+    count: int,
+    d: Defaults,
+    kv_dtype: str | None = None,
 ) -> Attempt:
     """KV for `concurrency` requests of prompt + half their output tokens (the steady state of
     requests at every stage of their answers; blind w12-01: 32 reasoning answers of 16k tokens
@@ -115,6 +121,7 @@ def serve_attempt(
         prompt_tokens=prompt,
         gpus=count,
         engine=engine,
+        kv_dtype=kv_dtype,
     )
     return Attempt(req, quant, prompt_tokens=prompt, kv_tokens=per_request)
 

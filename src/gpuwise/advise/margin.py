@@ -210,3 +210,30 @@ def band_fields(
         (round(speed[0], 1), round(speed[1], 1)) if speed else None,
         (round(time[0], 2), round(time[1], 2)) if time else None,
     )
+
+
+def sure_owned_first(ranked: list[Any], tier: Any = None) -> list[Any]:
+    """The options of each owned card reordered among their own places: those meeting every
+    limit at the slow end first (in their order), then those meeting them only at the central
+    estimate, the fastest at the slow end first. The "x times this hardware" a shortfall is
+    priced at sits on the user's shelf and costs only its power, so more of the owned cards
+    are used before fewer of them at a risk (blind w19-04: four owned RTX 4090s serve as two
+    copies, not two of them at the central estimate)."""
+    out = list(ranked)
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i, o in enumerate(out):  # within a ranking tier (`tier`: plan._rank_key's leading part)
+        if o.candidate.already_owned:
+            groups.setdefault((o.candidate.gpu.id, tier(o) if tier else ()), []).append(i)
+    for places in groups.values():
+        members = sorted(((out[i], n) for n, i in enumerate(places)), key=_sure_first)
+        for i, (o, _) in zip(places, members, strict=True):
+            out[i] = o
+    return out
+
+
+def _sure_first(member: tuple[Any, int]) -> tuple[bool, float, int]:
+    """Sure before at risk; among those at risk the fastest at the slow end; else as ranked."""
+    o, n = member
+    risky = at_risk_of_missing(o.risks)
+    slow = slow_tokens_per_s(o.sized) if o.sized.speed_known else 0.0
+    return (risky, -slow if risky else 0.0, n)

@@ -38,6 +38,7 @@ from gpuwise.advise.margin import (
     ranking_total,
     slow_tokens_per_s,
     spot_slack_check,
+    sure_owned_first,
 )
 from gpuwise.advise.marketplace import (
     flag_marketplace_data,
@@ -377,14 +378,15 @@ def make_plan(
     twins = cold_twins(s, found.options)  # copied before the limits are checked
     ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin, slack)
     passing = lambda os: _classify(s, os, budget, floor, margin, slack)[0]  # noqa: E731
-    ranked = with_cold_standby(ranked, twins, passing, _rank_key(s, margin))
+    rank = _rank_key(s, margin)
+    ranked = with_cold_standby(ranked, twins, passing, rank)
+    ranked = sure_owned_first(ranked, lambda o: rank(o)[:TIERS])
     if s.owns and not only_owned and not any(o.candidate.already_owned for o in ranked):
         from gpuwise.advise.fixes import Replan as Owned  # imported only where hardware is owned
 
         replan = Owned(cat, today, cny_per_usd, make_plan)
         from gpuwise.advise.owned_beside import with_owned_beside
 
-        rank = _rank_key(s, margin)
         ranked, infeasible = with_owned_beside(s, ranked, infeasible, budget, replan, rank)
     mc = MemoryConstants.from_catalog(cat)
     bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731

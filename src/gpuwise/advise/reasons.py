@@ -266,6 +266,8 @@ def option_risks(
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
+    if o.sized.memory.inputs.get("kv_dtype") == "fp8" and not o.sized.pooling:
+        o.risks.append(("risk.kv_cache_fp8", {"engine": o.sized.engine}))
     if o.sized.network_assumed:
         o.risks.append(
             ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})

@@ -107,6 +107,10 @@ class Engine(Sourced):
     norm_fp32_upcast: bool = True
     default_context: int | None = Field(default=None, gt=0)
     default_kv_dtype: str = "f16"
+    kv_dtypes: list[str] = Field(default_factory=list)
+    """KV cache types the engine runs besides its default (vLLM's and SGLang's
+    --kv-cache-dtype fp8): a plan tries them where the 16-bit cache misses the memory or the
+    speed (advise/sizing.py), on cards with FP8 units."""
     layer_split: bool = False
     """Splits a model's layers over several unlike cards in one process (llama.cpp's default
     --split-mode layer, Ollama's scheduler): a user may keep an owned card and add another."""
