@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gpuwise.advise.plan import make_plan
+from gpuwise.advise.report import sized_config
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.estimate.constants import MemoryConstants
@@ -44,6 +45,10 @@ def test_long_prompts_take_the_fp8_cache_and_say_so(plan: Any) -> None:
     for o in lighter:
         assert o.candidate.gpu.tflops.fp8, "only cards with FP8 units"
         assert any(k == "risk.kv_cache_fp8" for k, _ in o.risks)
+        assert sized_config(o.sized).kv_cache_dtype == "fp8"  # and --json says it
+    for o in _every(plan):
+        if not _fp8_kv(o):
+            assert sized_config(o.sized).kv_cache_dtype is None
 
 
 def test_the_fp8_cache_holds_half_the_bytes_of_the_16_bit_one(plan: Any) -> None:

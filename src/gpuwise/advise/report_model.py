@@ -126,10 +126,16 @@ class SizedConfig(Sparse):
     throughput_of: Literal["input_tokens"] | None = Field(
         None, description="input_tokens: an embedder or reranker (tokens_per_s counts inputs)"
     )
+    kv_cache_dtype: str | None = Field(
+        None,
+        description="the KV cache's type where the plan chose one lighter than the "
+        "engine's 16-bit default (fp8: vLLM/SGLang --kv-cache-dtype)",
+    )
 
     OMIT_WHEN_NONE = frozenset(
         {
             "throughput_of",
+            "kv_cache_dtype",
             "micro_batch",
             "grad_accumulation",
             "grad_checkpointing",

@@ -14,7 +14,6 @@ Pure: estimator calls only.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Iterable
 from dataclasses import replace
@@ -27,6 +26,7 @@ from gpuwise.advise.attempts import (
     train_attempts,
     train_strategies,
 )
+from gpuwise.advise.formats import serve_formats
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
@@ -35,7 +35,6 @@ from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
 from gpuwise.estimate.fit import usable_bytes
 from gpuwise.estimate.memory import MemoryEstimate, estimate_memory
-from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.resolve import resolve
 from gpuwise.estimate.speed_constants import backend_of
 
@@ -143,7 +142,7 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     target = max(s.workload.target_tokens_per_s or 0.0, si.reading_floor or 0.0) or None
     first: Sized | None = None
     central: Sized | None = None
-    for quant, kv in _formats(si, gpu):
+    for quant, kv in serve_formats(si, gpu):
         attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults, kv)
         sized = _best_budget(s, gpu, count, attempt, si, target)
         if sized is None:
@@ -161,23 +160,6 @@ def _size_serve(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     return _compressed_from(central, first)
 
 
-def _formats(si: SizeInputs, gpu: Gpu) -> list[tuple[str, str | None]]:
-    """Weight formats, least compressed first, with the engine's default KV cache and with
-    each lighter cache it runs (vLLM's and SGLang's FP8 KV cache, on cards with FP8 units): a
-    long-context service misses its memory or speed on the 16-bit cache of the weights it
-    should run, and an 8-bit cache costs less quality than 4-bit weights (blind w22-02:
-    40k-token prompts sized six H100s at bf16 KV)."""
-    lighter: list[str] = []
-    if gpu.tflops.fp8 and not pools(si.model):
-        with contextlib.suppress(UserError):  # an engine the memory model does not list
-            lighter = si.mc.engine(si.choice.engine).kv_dtypes
-    # one 8-bit step before two, two before 4-bit weights: the 8-bit weight formats on the
-    # 16-bit cache, then on the lighter one, then the formats under 8 bits
-    pairs = [(i, q, kv) for i, q in enumerate(si.choice.quants) for kv in (None, *lighter)]
-    pairs.sort(key=lambda p: (weight_bits(si.mc, p[1]) < 8, p[2] is not None, p[0]))
-    return [(q, kv) for _, q, kv in pairs]
-
-
 def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float) -> Sized | None:
     """A one-off batch: its cost is its hours, so among the formats of at least `floor` bits
     per weight that fit (8-bit: FP8 W8A8 is near-lossless, plan assumption
@@ -185,7 +167,7 @@ def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float)
     the least compressed format that fits is named as the quality alternative. Below the
     floor only where nothing above it fits (quality before a cheaper batch of worse text)."""
     found: list[Sized] = []
-    for quant, kv in _formats(si, gpu):
+    for quant, kv in serve_formats(si, gpu):
         attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults, kv)
         sized = _best_budget(s, gpu, count, attempt, si, None)
         if sized is not None:
