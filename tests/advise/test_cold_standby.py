@@ -81,3 +81,16 @@ def test_standby_hot_never_offers_cold_and_cold_never_prices_a_spare() -> None:
     priced = [o for o in everything if "standby_replica" not in o.cost.items]
     spare = [o for o in priced if failover_cost(o) > 0 and not o.candidate.already_owned]
     assert spare and all(o.cold_standby for o in spare)
+
+
+def test_the_table_shows_the_spare_the_bill_pays_for(auto: Any) -> None:
+    """Blind w23-01: the table showed two machines where the bill paid three."""
+    from gpuwise.advise.report import plan_report
+    from gpuwise.render.plan import _hardware
+
+    report = plan_report(load_catalog(), auto, 20)
+    assert report.options
+    for o in report.options:
+        spare = "+ 1 spare" in _hardware(o)
+        assert spare == (o.standby == "hot")
+        assert (o.standby == "hot") == ("failover_replica" in o.items)

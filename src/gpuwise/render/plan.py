@@ -42,8 +42,10 @@ def _speed_cell(o: PlanOption, training: bool) -> str:
 
 
 def _hardware(o: PlanOption) -> str:
-    """The option's hardware, after the owned cards it keeps serving beside it, if any."""
-    text = _added_hardware(o)
+    """The option's hardware, after the owned cards it keeps serving beside it, if any, and
+    the hot spare a public API's bill pays for (blind w23-01: the table showed two machines
+    where the bill paid three)."""
+    text = _added_hardware(o) + (t("plan.plus_spare") if o.standby == "hot" else "")
     if o.kept_beside is None:
         return text
     kept = f"{o.kept_beside.gpu}×{o.kept_beside.count}"
