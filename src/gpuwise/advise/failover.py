@@ -30,20 +30,11 @@ from dataclasses import replace
 
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.fired_billing import money
+from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.scenario import Scenario
 
 HARDWARE_ITEMS = ("compute", "cards", "host", "system", "maintenance", "resale")
 """The items one replica's share of which a spare copy costs again."""
-
-SPEED_BAND_RISKS = frozenset(
-    {
-        "risk.reading_speed_band",
-        "risk.throughput_band",
-        "risk.deadline_band",
-        "risk.per_request_ceiling",
-    }
-)
-"""Risks of an option that meets a speed limit only at its central estimate (advise/margin.py)."""
 
 
 def failover_cost(o: Option) -> float:
@@ -108,7 +99,7 @@ def cold_twins(s: Scenario, options: list[Option]) -> list[tuple[Option, Option]
 
 def holds_speed(o: Option) -> bool:
     """Meets every speed limit and deadline at the slow end of its band."""
-    return not any(k in SPEED_BAND_RISKS for k, _ in o.risks)
+    return not at_risk_of_missing(o.risks)
 
 
 def with_cold_standby(

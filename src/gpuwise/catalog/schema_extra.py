@@ -31,6 +31,10 @@ class Tariff(Sourced):
     region: str | None = None
     payer: Literal["household", "business"] | None = None
     default: bool = False
+    places: list[str] = Field(default_factory=list)
+    """Names a scenario may give the tariff's country by (india, 印度): a region written as a
+    word finds its country's tariff, not the currency's (blind w22-05: Bengaluru at the US
+    household rate)."""
 
 
 class ColocationRate(Sourced):

@@ -179,7 +179,8 @@ def _default_tariff(cat: Catalog, currency: str, payer: Payer | None, region: st
     who = payer or "household"
     for place in _region_chain(cat, region, currency):
         for t in presets:
-            if t.default and t.payer == who and (t.region or "").lower() == place:
+            named = (t.region or "").lower() == place or place in (p.lower() for p in t.places)
+            if t.default and t.payer == who and named:
                 return t.id
     return DEFAULT_TARIFF[currency]
 
