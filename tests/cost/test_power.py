@@ -86,7 +86,11 @@ def test_datacenter_site_and_explicit_pue(cat: Catalog, usd: Context) -> None:
         ("EUR", "business", "eu", "eu-commercial"),
         ("EUR", "business", "DE", "de-commercial"),
         ("EUR", "household", "DE", "de-residential"),
-        ("USD", "business", "asia-pacific", "us-commercial"),
+        ("USD", "business", "asia-pacific", "apac-business"),
+        # a country named by word finds its region's tariff (blind w22-05: Bengaluru)
+        ("USD", "household", "india", "apac-residential"),
+        ("USD", "business", "vietnam", "vn-business"),
+        ("USD", "business", "any", "us-commercial"),
     ],
 )
 def test_a_company_is_not_a_household(

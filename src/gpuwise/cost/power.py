@@ -153,13 +153,14 @@ def pue_value(cat: Catalog, value: str) -> float:
 
 def _region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
     """Regions whose tariffs may apply, nearest first: the region itself, the catalog regions
-    that contain it (DE lies in eu), then the currency's home region."""
+    that contain it by code or by name (DE lies in eu, india in asia-pacific), then the
+    currency's home region."""
     chain: list[str] = []
     if region:
         key = region.lower()
         chain.append(key)
         for r in cat.extra("region"):
-            if any(c.lower() == key for c in r.codes):
+            if any(c.lower() == key for c in (*r.codes, *r.aliases)):
                 chain.append(r.id)
     chain.append(CURRENCY_REGION.get(currency, "us"))
     return list(dict.fromkeys(chain))
