@@ -94,3 +94,8 @@ def test_the_table_shows_the_spare_the_bill_pays_for(auto: Any) -> None:
         spare = "+ 1 spare" in _hardware(o)
         assert spare == (o.standby == "hot")
         assert (o.standby == "hot") == ("failover_replica" in o.items)
+
+
+def test_only_rentals_stand_by_cold_unless_the_user_says_so(auto: Any) -> None:
+    """A bought server with no spare is down for days of repair, not minutes (blind w24-03)."""
+    assert all(o.candidate.kind == "rent" for o in auto.options if o.cold_standby)

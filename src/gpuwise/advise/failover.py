@@ -17,8 +17,9 @@ failure (minutes, where the cloud has a free card), an owned machine repaired â€
 down meanwhile. Doubling every single-server option made a 1Ã— H100 service at $1.8k a month
 cost $3.6k, over a $3k budget, and the plan fell to a 4-bit RTX A6000 at 6 tokens/s per user
 (blind w21-05). So with `standby: auto` an option that holds its speed at the slow end of its
-band has a cold twin, ranked where no option with a hot spare holds its speed; `standby: cold`
-prices none and says so; `standby: hot` never offers a cold one.
+band has a cold twin if it is a rental (a bought server stands by cold for days of repair, not
+minutes), ranked where no option with a hot spare holds its speed; `standby: cold` prices none
+and says so; `standby: hot` never offers a cold one.
 
 Pure: reads and extends the options' cost items.
 """
@@ -74,15 +75,18 @@ def cold_standby_risk(o: Option, spare: float) -> tuple[str, dict[str, object]]:
 
 
 def cold_twins(s: Scenario, options: list[Option]) -> list[tuple[Option, Option]]:
-    """Each option priced with a hot spare and its copy without one (`standby: auto`), made
-    before the limits are checked, for `with_cold_standby` to rank where it must."""
+    """Each rental priced with a hot spare and its copy without one (`standby: auto`), made
+    before the limits are checked, for `with_cold_standby` to rank where it must. Only
+    rentals: a failed instance is replaced from the cloud's capacity in minutes, where a
+    bought server with no spare is down until repaired (blind w24-03: a public API answered
+    with one DGX B200 and no spare); `standby: cold` says so for purchases too."""
     if s.standby != "auto" or not _serves_public_api(s):
         return []
     out = []
     for o in options:
         spare = o.cost.items.get("failover_replica")
-        if not spare:
-            continue
+        if not spare or o.candidate.kind != "rent":
+            continue  # a bought server's cold standby is days of repair (blind w24-03)
         items = {k: v for k, v in o.cost.items.items() if k != "failover_replica"}
         twin = replace(
             o,
