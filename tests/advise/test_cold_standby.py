@@ -99,3 +99,16 @@ def test_the_table_shows_the_spare_the_bill_pays_for(auto: Any) -> None:
 def test_only_rentals_stand_by_cold_unless_the_user_says_so(auto: Any) -> None:
     """A bought server with no spare is down for days of repair, not minutes (blind w24-03)."""
     assert all(o.candidate.kind == "rent" for o in auto.options if o.cold_standby)
+
+
+def test_a_purchase_over_a_months_budget_says_it_is_paid_up_front(auto: Any) -> None:
+    """A monthly budget checks a purchase spread over the project; the outlay is said where
+    it is more than a month's budget (blind w24-03)."""
+    bought = [o for o in auto.options if o.candidate.kind == "own"]
+    assert bought
+    for o in bought:
+        capital = sum(o.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
+        said = any(k == "risk.capital_up_front" for k, _ in o.risks)
+        assert said == (capital > 3000)
+    rented = [o for o in auto.options if o.candidate.kind == "rent"]
+    assert not any(k == "risk.capital_up_front" for o in rented for k, _ in o.risks)

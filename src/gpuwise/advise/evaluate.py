@@ -335,6 +335,21 @@ def spend_of(s: Scenario, o: Option) -> float:
     return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
 
 
+def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
+    """A purchase checked against a monthly budget is checked spread over the project, less
+    its resale; where what is paid at once is more than a month's budget, the risk says so
+    (blind w24-03: a $515k server under a $40k monthly budget, with no word of the outlay)."""
+    c = o.candidate
+    if s.budget is None or s.budget.per != "month" or c.kind != "own" or c.already_owned:
+        return
+    capital = sum(o.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
+    if capital > budget_in_ctx:
+        from gpuwise.advise.fired_billing import money
+
+        params = {"capital": money(capital, o.cost.currency), "months": capital / budget_in_ctx}
+        o.risks.append(("risk.capital_up_front", params))
+
+
 def check_constraints(
     s: Scenario, o: Option, budget_in_ctx: float | None, reading_floor: float | None = None
 ) -> None:
@@ -352,6 +367,7 @@ def check_constraints(
     """
     w = s.workload
     if budget_in_ctx is not None and s.budget is not None:
+        capital_up_front(s, o, budget_in_ctx)
         spend = spend_of(s, o)
         if spend > budget_in_ctx:
             o.blockers.append(("plan.block_budget", {"spend": spend, "budget": budget_in_ctx}))
