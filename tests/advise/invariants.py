@@ -206,9 +206,9 @@ def check_band(plan: Plan, o: Option) -> None:
     mendable = any(k in BAND_RISKS for k, _ in o.risks)
     assert (shortfall_factor(o.risks) > 1) == mendable, o.candidate.label
     if not risky:  # a risky option of its tier ranked before it is cheaper even insured
-        from gpuwise.advise.plan import TIERS, _rank_key  # tiers: priced, timed, quality, site…
+        from gpuwise.advise.ranking import TIERS, rank_key  # tiers: priced, timed, quality, site…
 
-        tier = _rank_key(s)
+        tier = rank_key(s)
         earlier = plan.options[: plan.options.index(o)]
         same = [e for e in earlier if tier(e)[:TIERS] == tier(o)[:TIERS]]
         for e in same:

@@ -19,7 +19,8 @@ from gpuwise.advise.margin import (
     slow_tokens_per_s,
     tokens_band,
 )
-from gpuwise.advise.plan import TIERS, Plan, _rank_key, make_plan
+from gpuwise.advise.plan import Plan, make_plan
+from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.report import plan_report
 from gpuwise.advise.report_model import PlanOption
 from gpuwise.advise.scenario import Scenario, parse_scenario
@@ -104,7 +105,7 @@ def test_an_option_at_risk_is_ranked_by_its_total_times_its_shortfall() -> None:
     o = _banded(_plan(SERVE))
     target = (slow_tokens_per_s(o.sized) + o.sized.tokens_per_s) / 2
     plan = _plan({**SERVE, "workload": {**SERVE["workload"], "target_tokens_per_s": target}})
-    key = _rank_key(plan.scenario)
+    key = rank_key(plan.scenario)
     priced = [x for x in plan.options if not incomplete_capex(x) and x.sized.speed_known]
     risky = [x for x in priced if _band_risks(x)]
     assert risky and len(risky) < len(priced)

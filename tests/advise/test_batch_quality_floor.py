@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from gpuwise.advise.plan import _rank_key, make_plan
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.ranking import rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.advise.sized import weight_bits
 from gpuwise.advise.workload import plan_value
@@ -38,7 +39,7 @@ def _bits(quant: str) -> float:
 
 def test_options_at_the_floor_rank_first(plan: Any) -> None:
     floor = plan_value(load_catalog(), "batch_quality_floor_bits")
-    key = _rank_key(plan.scenario)
+    key = rank_key(plan.scenario)
     known = [o for o in plan.options if key(o)[:2] == (False, False)]  # priced and timed
     bits = [_bits(o.sized.quant) >= floor for o in known]
     assert bits[0] and any(not b for b in bits)
@@ -80,7 +81,7 @@ def test_a_service_or_chat_below_four_bits_ranks_after_those_at_four() -> None:
     cat = load_catalog()
     p = make_plan(cat, parse_scenario(data, "t"), dt.date(2026, 12, 6))
     floor = plan_value(cat, "interactive_quality_floor_bits")
-    key = _rank_key(p.scenario)
+    key = rank_key(p.scenario)
     known = [o for o in p.options if key(o)[:2] == (False, False)]
     at_floor = [_bits(o.sized.quant) >= floor for o in known]
     assert at_floor and at_floor[0]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from gpuwise.advise.plan import _rank_key, make_plan
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.ranking import rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 
@@ -32,7 +33,7 @@ def test_a_buyer_abroad_hears_of_the_sign_up_and_ranks_them_later() -> None:
     cn = [o for o in plan.options if _mainland(o)]
     assert cn
     assert all("risk.mainland_sign_up" in dict(o.risks) for o in cn)
-    key = _rank_key(plan.scenario)
+    key = rank_key(plan.scenario)
     assert all(key(o)[5] for o in cn)
     assert not _mainland(plan.options[0])
 

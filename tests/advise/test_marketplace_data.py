@@ -10,7 +10,8 @@ import datetime as dt
 from typing import Any
 
 from gpuwise.advise.marketplace import on_marketplace
-from gpuwise.advise.plan import Plan, _rank_key, make_plan
+from gpuwise.advise.plan import Plan, make_plan
+from gpuwise.advise.ranking import rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 
@@ -40,8 +41,8 @@ def test_a_company_keeping_data_in_the_eu_gets_data_centre_rentals_before_market
 ):
     plan = _plan("company", "eu")
     rentals = [o for o in plan.options if o.candidate.kind == "rent"]
-    # compare within the earlier tiers (known prices and speed, full support): plan._rank_key
-    key = _rank_key(plan.scenario, 0.0)
+    # compare within the earlier tiers (known prices and speed, full support): ranking.rank_key
+    key = rank_key(plan.scenario, 0.0)
     clean = [o for o in rentals if key(o)[:5] == (False, False, False, False, False)]
     hosts = [i for i, o in enumerate(clean) if on_marketplace(o)]
     centres = [i for i, o in enumerate(clean) if not on_marketplace(o)]
@@ -59,7 +60,7 @@ def test_a_person_or_a_company_with_no_region_is_not_moved() -> None:
     plan = _plan("company", "any")
     hosts = [o for o in plan.options if on_marketplace(o)]
     assert hosts
-    key = _rank_key(plan.scenario, 0.0)
+    key = rank_key(plan.scenario, 0.0)
     for o in hosts:
         assert any(k == "risk.marketplace_data" for k, _ in o.risks)
-        assert key(o)[5] is False  # the marketplace tier (plan._rank_key)
+        assert key(o)[5] is False  # the marketplace tier (ranking.rank_key)

@@ -16,7 +16,8 @@ from gpuwise.advise.margin import (
     shortfall_factor,
     slow_tokens_per_s,
 )
-from gpuwise.advise.plan import TIERS, _rank_key, make_plan
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 
@@ -62,7 +63,7 @@ def test_the_ceiling_risk_holds_where_replicas_cannot_reach_the_target(plan: Any
 
 
 def test_capped_options_rank_after_the_others_in_their_tier(plan: Any) -> None:
-    key = _rank_key(plan.scenario)
+    key = rank_key(plan.scenario)
     tiers = [key(o)[:TIERS] for o in plan.options]
     assert tiers == sorted(tiers)
     index = TIERS - 1

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from gpuwise.advise.evaluate import incomplete_capex
 from gpuwise.advise.fixes import apply_patch
-from gpuwise.advise.plan import _rank_key, make_plan
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.ranking import rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.cost.power import assumption
@@ -146,7 +147,7 @@ def test_more_devices_allowed_never_makes_the_best_option_slower_for_the_same_co
         return
     # ranked by tiers, then cost; an option that meets a limit only at its central estimate by
     # its total times its shortfall factor (advise/margin.py): that ranking cost never grows
-    key = _rank_key(scenario, assumption(cat, "price_uncertainty_fraction").value)
+    key = rank_key(scenario, assumption(cat, "price_uncertainty_fraction").value)
     (*tier_now, cost_now, _, _), (*tier_best, cost_best, _, _) = key(now), key(best)
     if tier_now != tier_best:
         assert tier_now < tier_best

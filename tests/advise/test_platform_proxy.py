@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from gpuwise.advise.plan import _rank_key, make_plan
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.ranking import rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.advise.site import proxy_only
 from gpuwise.catalog import load_catalog
@@ -35,7 +36,7 @@ def test_proxied_rentals_say_so_and_rank_after_addressable_ones(public: Any) -> 
     assert proxied, "the catalog marks per-card container platforms"
     for o in proxied:
         assert "risk.platform_proxy_only" in dict(o.risks), o.candidate.label
-    key = _rank_key(public.scenario)
+    key = rank_key(public.scenario)
     early = [o for o in public.options if key(o)[:5] == (False,) * 5]
     first_proxied = next(i for i, o in enumerate(early) if proxy_only(o))
     # the public-service tier (index 5 of the key): every proxied rental is in it, after all

@@ -178,16 +178,16 @@ def _with_total(o: Option, total: float) -> Option:
 
 
 def test_owned_hardware_ranks_first_within_the_tie_tolerance(hobbyist: Plan) -> None:
-    from gpuwise.advise.plan import _rank_key
+    from gpuwise.advise.ranking import rank_key
 
     owned = next(o for o in hobbyist.options if o.candidate.already_owned)
     rental = next(o for o in hobbyist.options if o.candidate.kind == "rent")
     own, rent = _with_total(owned, 10.0), _with_total(rental, 9.7)  # rental 3% cheaper
     s = hobbyist.scenario
-    assert sorted([rent, own], key=_rank_key(s, 0.05))[0] is own
-    assert sorted([rent, own], key=_rank_key(s, 0.0))[0] is rent
+    assert sorted([rent, own], key=rank_key(s, 0.05))[0] is own
+    assert sorted([rent, own], key=rank_key(s, 0.0))[0] is rent
     far = _with_total(rental, 9.0)  # 10% cheaper: outside the tolerance, the rental wins
-    assert sorted([far, own], key=_rank_key(s, 0.05))[0] is far
+    assert sorted([far, own], key=rank_key(s, 0.05))[0] is far
 
 
 def test_equal_rounded_totals_are_never_said_one_below_the_other(hobbyist: Plan) -> None:

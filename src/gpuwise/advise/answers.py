@@ -81,7 +81,7 @@ def _rental_ties(
     given what their prices are known to (at most two, cheapest first). One whose framework
     runs there only partly (a PyTorch job on a TPU needs PyTorch/XLA or a JAX port) is not as
     good as a rental that runs the job as written, whatever its price, nor is one the ranking
-    puts in a later tier (a marketplace host for a public API: plan._rank_key)."""
+    puts in a later tier (a marketplace host for a public API: ranking.rank_key)."""
     others = [
         o
         for o in options

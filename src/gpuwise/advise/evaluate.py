@@ -120,7 +120,7 @@ def caveats(o: Option) -> int:
     """How many layers run only partly: the framework's stack on the card (vllm-ascend, ROCm
     gaps: risk.partial_support) and the chosen format on it (an engine fork's undocumented
     16-bit path). Two partial layers are more porting work than one, so between two caveated
-    options the one with fewer ranks first (plan._rank_key), whatever a few yuan say."""
+    options the one with fewer ranks first (ranking.rank_key), whatever a few yuan say."""
     stack = any(k == "risk.partial_support" for k, _ in o.risks)
     return int(stack) + int(o.sized.support == "partial")
 

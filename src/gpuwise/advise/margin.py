@@ -221,7 +221,7 @@ def sure_owned_first(ranked: list[Any], tier: Any = None) -> list[Any]:
     copies, not two of them at the central estimate)."""
     out = list(ranked)
     groups: dict[tuple[object, ...], list[int]] = {}
-    for i, o in enumerate(out):  # within a ranking tier (`tier`: plan._rank_key's leading part)
+    for i, o in enumerate(out):  # within a ranking tier (`tier`: ranking.rank_key's leading part)
         if o.candidate.already_owned:
             groups.setdefault((o.candidate.gpu.id, tier(o) if tier else ()), []).append(i)
     for places in groups.values():

@@ -78,7 +78,7 @@ def flag_marketplace_data(s: Scenario, options: list[Option]) -> None:
     the machine, with no data processing agreement or certification behind it, whatever the
     job sends there (a training set, or a batch of customers' documents: blind w23-05 saw the
     risk for the one and not the other). The ranking puts it after rentals from a provider's
-    own data centres only where the organisation keeps its data in a region (plan._rank_key)."""
+    own data centres only where the organisation keeps its data in a region (ranking.rank_key)."""
     if not s.organisation():
         return
     for o in options:

@@ -19,13 +19,12 @@ from typing import Any
 
 from gpuwise.advise.answers import answers_of
 from gpuwise.advise.billing import cheapest_billing
-from gpuwise.advise.candidates import DOMESTIC_VENDORS, Candidate, CandidateSet, candidates
+from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.companions import companion_bytes
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import (
     Option,
     best_use_of_each_system,
-    caveats,
     check_constraints,
     incomplete_capex,
     price,
@@ -33,28 +32,24 @@ from gpuwise.advise.evaluate import (
 from gpuwise.advise.failover import cold_twins, price_public_api_failover, with_cold_standby
 from gpuwise.advise.fired import fire_rules
 from gpuwise.advise.margin import (
-    PER_REQUEST_CEILING,
     band_assumption,
-    ranking_total,
     slow_tokens_per_s,
     spot_slack_check,
     sure_owned_first,
 )
 from gpuwise.advise.marketplace import (
     flag_marketplace_data,
-    keeps_data_in_region,
-    on_marketplace,
     price_marketplace_risk,
 )
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.overhead import price_rental_overhead
 from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
-from gpuwise.advise.quality import QUALITY_FLOOR_RISKS, quality_floor_risk
+from gpuwise.advise.quality import quality_floor_risk
+from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import buyer_of, find_region, flag_mainland_rentals
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.site import proxy_only, unfit_for_public_service
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
 from gpuwise.advise.sizing import size
 from gpuwise.advise.ties import shorter_run_first
@@ -245,70 +240,6 @@ def drop_slower_with_more(options: list[Option], cs: CandidateSet) -> list[Optio
     return kept
 
 
-def _marketplace_tier(s: Scenario, o: Option) -> bool:
-    """Ranked after data-centre rentals: a marketplace host, an office consumer card or a
-    rental reachable only through its platform's port proxy for a public API, a marketplace
-    host for an organisation that keeps its data in a region."""
-    if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o) or proxy_only(o)):
-        return True
-    if any(k == "risk.mainland_sign_up" for k, _ in o.risks):
-        return True  # a China-only platform for a buyer abroad (regions.flag_mainland_rentals)
-    return keeps_data_in_region(s) and on_marketplace(o)
-
-
-TIERS = 7
-"""The leading elements of the ranking key that are tiers, not money (_rank_key)."""
-
-
-def _rank_key(s: Scenario, margin: float = 0.0) -> Any:
-    """Cheapest first, in tiers: every fully known, fully supported option before one whose
-    hardware price or speed is unknown (a floor, a guess), a one-off batch run at the quality
-    floor (plan assumption batch_quality_floor_bits: its output is the product) before one
-    that only fits below it, and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support), and one partial
-    layer (the stack) before two (the stack and the format: evaluate.caveats). Cards the user
-    already owns are not moved down for partial support: it is a stated risk, and money spent
-    to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
-    all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
-    an office consumer card (advise.site), and so does an organisation that keeps its data
-    in a region (advise.marketplace.keeps_data_in_region). An option that meets the speed
-    target or deadline only at its central estimate is ranked by its total times its shortfall
-    factor, what meeting the limit at the slow end of its band would cost (margin.py); one
-    whose per-request target no number of replicas reaches at the slow end ranks after those
-    (margin.per_request_check: more hardware is no remedy to price).
-    At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
-    ranks after a desktop, a workstation or a rental that does the same job. Hardware the
-    user already owns ranks first among options within `margin` of its cost (the prices' own
-    uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
-
-    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, float, float, str]:
-        total = ranking_total(o.cost.total, o.risks)
-        return (
-            incomplete_capex(o),
-            not o.sized.speed_known,
-            any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
-            s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
-            0
-            if s.ops_capacity == "strong" or o.candidate.already_owned or _preference(s, o) > 1
-            else caveats(o),
-            _marketplace_tier(s, o),
-            any(k == PER_REQUEST_CEILING for k, _ in o.risks),
-            total / (1 + margin) if o.candidate.already_owned else total / _preference(s, o),
-            o.time_hours or 0.0,
-            o.candidate.label,
-        )
-
-    return key
-
-
-def _preference(s: Scenario, o: Option) -> float:
-    """How much the buyer's stated preference for Chinese-made accelerators weighs an option's
-    total down in the ranking (1 without one; scenario domestic_preference_pct)."""
-    pct = s.domestic_preference_pct
-    domestic = o.candidate.gpu.vendor in DOMESTIC_VENDORS
-    return 1 + pct / 100 if pct and domestic else 1.0
-
-
 def _pareto(options: list[Option]) -> None:
     """Mark options no other option beats on both total cost and time."""
     timed = sorted(options, key=lambda o: (o.cost.total, o.time_hours or 0.0))
@@ -336,7 +267,7 @@ def _classify(
             days, machines = s.deadline_days or 0.0, o.candidate.nodes
             blocker = spot_slack_check(o.sized, o.time_hours, days, spot_slack, machines)
             o.blockers += [blocker] if blocker else []
-    key = _rank_key(s, margin)
+    key = rank_key(s, margin)
     ranked = sorted((o for o in options if o.feasible and o.checked), key=key)
     unchecked = sorted((o for o in options if o.feasible and not o.checked), key=key)
     infeasible = sorted((o for o in options if not o.feasible), key=lambda o: o.cost.total)
@@ -378,7 +309,7 @@ def make_plan(
     twins = cold_twins(s, found.options)  # copied before the limits are checked
     ranked, unchecked, infeasible = _classify(s, found.options, budget, floor, margin, slack)
     passing = lambda os: _classify(s, os, budget, floor, margin, slack)[0]  # noqa: E731
-    rank = _rank_key(s, margin)
+    rank = rank_key(s, margin)
     ranked = with_cold_standby(ranked, twins, passing, rank)
     ranked = sure_owned_first(ranked, lambda o: rank(o)[:TIERS])
     if s.owns and not only_owned and not any(o.candidate.already_owned for o in ranked):
@@ -392,7 +323,7 @@ def make_plan(
     bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
     ranked = best_use_of_each_system(ranked, bits)
     unchecked = best_use_of_each_system(unchecked, bits)
-    tier = lambda o: _rank_key(s, margin)(o)[:TIERS]  # noqa: E731
+    tier = lambda o: rank_key(s, margin)(o)[:TIERS]  # noqa: E731
     if s.workload.one_off():  # a cost tie between runs goes to the sooner end (advise/ties.py)
         ranked = shorter_run_first(ranked, margin, tier)
     set_aside: list[Option] = []

@@ -4,7 +4,7 @@ A one-off batch's output is the product (synthetic data, labels): it runs at 8 b
 first (plan assumption batch_quality_floor_bits: FP8 and INT8 W8A8 are near-lossless). A
 service or local chat holds 4 bits (interactive_quality_floor_bits: llama.cpp's own table puts
 Q3_K_M at 3.7 times Q4_K_M's perplexity loss). An option below its floor carries a risk and
-ranks after those at it (plan._rank_key).
+ranks after those at it (ranking.rank_key).
 """
 
 from __future__ import annotations

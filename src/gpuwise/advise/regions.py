@@ -102,7 +102,7 @@ def flag_mainland_rentals(options: list[Any], buyer: str | None, currency: str) 
     international-site account without it; some platforms take only a Chinese resident ID),
     the bill is in CNY and the data moves into mainland China (blind w19-05: "any region" sent
     a US company to AutoDL without a word). The risk says so, and the plan ranks these rentals
-    after those the buyer can sign up for (plan._marketplace_tier)."""
+    after those the buyer can sign up for (ranking.marketplace_tier)."""
     if buyer == "cn" or currency == "CNY":
         return
     for o in options:

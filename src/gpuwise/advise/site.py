@@ -8,7 +8,7 @@ network, cooling, someone on call). So a consumer NVIDIA card bought or owned fo
 API, or placed in a data centre, carries the licence risk, and any owned machine at home or
 in an office serving the public carries the uptime risk. For a public API the ranking prefers
 a data-centre rental, or a workstation / data-centre card in a server room or data centre, to
-either (plan._rank_key); the option itself is not dropped, since its owner may accept the risk.
+either (ranking.rank_key); the option itself is not dropped, since its owner may accept the risk.
 """
 
 from __future__ import annotations

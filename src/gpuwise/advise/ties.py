@@ -9,7 +9,7 @@ the plan checks deadlines (advise/margin.py). So among the options tied with the
 in the same ranking tier, the one whose long-end hours are fewest ranks first, and the answer
 says that the run time decided it (Answers.decided_by_time).
 
-Hardware already owned keeps its place (nothing to buy or start wins a tie: plan._rank_key);
+Hardware already owned keeps its place (nothing to buy or start wins a tie: ranking.rank_key);
 only options of the same ownership as the first compete. Pure.
 """
 

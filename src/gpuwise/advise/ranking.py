@@ -1,0 +1,80 @@
+"""How the plan orders the options that pass every limit: tiers first (priced, timed, at the
+quality floor, fit for the site, supported, a data-centre rental for a public API, a target
+more hardware can mend), then money (advise/plan.py ranks with it; answers, ties and the
+owned-beside step read its tiers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuwise.advise.candidates import DOMESTIC_VENDORS
+from gpuwise.advise.evaluate import Option, caveats, incomplete_capex
+from gpuwise.advise.margin import PER_REQUEST_CEILING, ranking_total
+from gpuwise.advise.marketplace import keeps_data_in_region, on_marketplace
+from gpuwise.advise.quality import QUALITY_FLOOR_RISKS
+from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.site import proxy_only, unfit_for_public_service
+
+
+def marketplace_tier(s: Scenario, o: Option) -> bool:
+    """Ranked after data-centre rentals: a marketplace host, an office consumer card or a
+    rental reachable only through its platform's port proxy for a public API, a marketplace
+    host for an organisation that keeps its data in a region."""
+    if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o) or proxy_only(o)):
+        return True
+    if any(k == "risk.mainland_sign_up" for k, _ in o.risks):
+        return True  # a China-only platform for a buyer abroad (regions.flag_mainland_rentals)
+    return keeps_data_in_region(s) and on_marketplace(o)
+
+
+TIERS = 7
+"""The leading elements of the ranking key that are tiers, not money (rank_key)."""
+
+
+def rank_key(s: Scenario, margin: float = 0.0) -> Any:
+    """Cheapest first, in tiers: every fully known, fully supported option before one whose
+    hardware price or speed is unknown (a floor, a guess), a one-off batch run at the quality
+    floor (plan assumption batch_quality_floor_bits: its output is the product) before one
+    that only fits below it, and — unless the team has strong ops
+    capacity — before one that needs framework or kernel work (partial support), and one partial
+    layer (the stack) before two (the stack and the format: evaluate.caveats). Cards the user
+    already owns are not moved down for partial support: it is a stated risk, and money spent
+    to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
+    all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
+    an office consumer card (advise.site), and so does an organisation that keeps its data
+    in a region (advise.marketplace.keeps_data_in_region). An option that meets the speed
+    target or deadline only at its central estimate is ranked by its total times its shortfall
+    factor, what meeting the limit at the slow end of its band would cost (margin.py); one
+    whose per-request target no number of replicas reaches at the slow end ranks after those
+    (margin.per_request_check: more hardware is no remedy to price).
+    At home (no server room), a bought rack server (loud, hot, kilowatts: risk.server_site)
+    ranks after a desktop, a workstation or a rental that does the same job. Hardware the
+    user already owns ranks first among options within `margin` of its cost (the prices' own
+    uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
+
+    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, float, float, str]:
+        total = ranking_total(o.cost.total, o.risks)
+        return (
+            incomplete_capex(o),
+            not o.sized.speed_known,
+            any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
+            s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
+            0
+            if s.ops_capacity == "strong" or o.candidate.already_owned or preference(s, o) > 1
+            else caveats(o),
+            marketplace_tier(s, o),
+            any(k == PER_REQUEST_CEILING for k, _ in o.risks),
+            total / (1 + margin) if o.candidate.already_owned else total / preference(s, o),
+            o.time_hours or 0.0,
+            o.candidate.label,
+        )
+
+    return key
+
+
+def preference(s: Scenario, o: Option) -> float:
+    """How much the buyer's stated preference for Chinese-made accelerators weighs an option's
+    total down in the ranking (1 without one; scenario domestic_preference_pct)."""
+    pct = s.domestic_preference_pct
+    domestic = o.candidate.gpu.vendor in DOMESTIC_VENDORS
+    return 1 + pct / 100 if pct and domestic else 1.0
