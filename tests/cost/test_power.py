@@ -117,3 +117,17 @@ def test_owned_card_without_price_has_no_opportunity_value(cat: Catalog, cny: Co
     own = resolve_own(cat, cny, "v100-32gb", 4, OwnOptions(owned=True))
     cost = own_cost(own.spec, 100.0, 12)
     assert "opportunity_value" not in cost.details  # not "would fetch about 0.00"
+
+
+@pytest.mark.parametrize(
+    ("region", "currency", "months"),
+    [("us", "USD", 12), ("DE", "EUR", 24), ("DE", "USD", 24), ("eu", "EUR", 24)],
+)
+def test_a_countrys_warranty_is_its_regions_legal_minimum(
+    cat: Catalog, region: str, currency: str, months: float
+) -> None:
+    """Apple's one year, or the EU's two-year guarantee wherever the country lies in the EU
+    (the tariffs' region chain: DE lies in eu)."""
+    from gpuwise.cost.resolve import warranty_months
+
+    assert warranty_months(cat, "apple", region, currency) == months

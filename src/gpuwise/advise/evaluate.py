@@ -342,7 +342,7 @@ def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
     c = o.candidate
     if s.budget is None or s.budget.per != "month" or c.kind != "own" or c.already_owned:
         return
-    capital = sum(o.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
+    capital = sum(o.cost.items.get(k, 0.0) for k in CAPEX_ITEMS)  # a purchase has no compute
     if capital > budget_in_ctx:
         from gpuwise.advise.fired_billing import money
 

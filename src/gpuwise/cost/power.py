@@ -151,7 +151,7 @@ def pue_value(cat: Catalog, value: str) -> float:
 # ---------------------------------------------------------------- tariff
 
 
-def _region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
+def region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
     """Regions whose tariffs may apply, nearest first: the region itself, the catalog regions
     that contain it by code or by name (DE lies in eu, india in asia-pacific), then the
     currency's home region."""
@@ -178,7 +178,7 @@ def default_tariff(
 def _default_tariff(cat: Catalog, currency: str, payer: Payer | None, region: str | None) -> str:
     presets: Sequence[Tariff] = cat.extra("tariff")
     who = payer or "household"
-    for place in _region_chain(cat, region, currency):
+    for place in region_chain(cat, region, currency):
         for t in presets:
             named = (t.region or "").lower() == place or place in (p.lower() for p in t.places)
             if t.default and t.payer == who and named:
@@ -230,7 +230,7 @@ def colocation_rent(
     region's rate per contracted kW (catalog `colocation`, the nearest region first, as for
     tariffs) × its peak kW. None where the catalog has no rate for the region's chain."""
     rates: Sequence[ColocationRate] = cat.extra("colocation")
-    for place in _region_chain(cat, region, ctx.currency):
+    for place in region_chain(cat, region, ctx.currency):
         found = next((r for r in rates if r.region.lower() == place), None)
         if found is not None:
             date = found.date or source_dates(cat, found.source).published

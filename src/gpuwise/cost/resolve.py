@@ -30,6 +30,7 @@ from gpuwise.cost.power import (
     card_draw,
     colocation_of,
     host_draw,
+    region_chain,
     site_pue,
     tariff_price,
 )
@@ -192,26 +193,29 @@ def _maintenance(cat: Catalog, opts: OwnOptions) -> float:
     return maint[0].annual_fraction if maint else 0.0
 
 
-def warranty_months(cat: Catalog, applies_to: str, region: str | None) -> float:
+def warranty_months(cat: Catalog, applies_to: str, region: str | None, currency: str) -> float:
     """Months a new purchase of this kind is repaired or replaced at no charge: the longest of
-    the maker's standard warranty and the region's legal minimum (catalog `warranty`); none
-    for a kind the catalog has no warranty for."""
-    where = (region or "").strip().lower()
+    the maker's standard warranty and the legal minimum of the region or any region holding
+    it (DE lies in eu: cost.power.region_chain, as for tariffs); none for a kind the catalog
+    has no warranty for."""
+    places = {"any", *region_chain(cat, region, currency)}
     years = [
         w.years
         for w in cat.extra("warranty")
-        if w.applies_to == applies_to and w.region in ("any", where)
+        if w.applies_to == applies_to and w.region.lower() in places
     ]
     return max(years, default=0.0) * 12
 
 
-def _card_warranty(cat: Catalog, gpu: Gpu, opts: OwnOptions, ref: PriceRef | None) -> float:
+def _card_warranty(
+    cat: Catalog, ctx: Context, gpu: Gpu, opts: OwnOptions, ref: PriceRef | None
+) -> float:
     """Months of warranty on cards bought for this option: none on cards already owned or
     bought second-hand; Apple's terms for a Mac, else the card class's."""
     if opts.owned or (ref is not None and ref.label == "card:used"):
         return 0.0
     kind = "apple" if gpu.vendor == "apple" else gpu.gpu_class
-    return warranty_months(cat, kind, opts.region)
+    return warranty_months(cat, kind, opts.region, ctx.currency)
 
 
 @dataclass(frozen=True)
@@ -316,7 +320,7 @@ def resolve_own(
     platform_id, platform, host = build_host(cat, ctx, gpu, count, card_price, opts, notes, prices)
     power = _power(cat, ctx, gpu, count, platform, opts, notes, prices)
     resale = _resale(cat, ctx, gpu, card_price, opts, notes)
-    warranty = _card_warranty(cat, gpu, opts, card_ref)
+    warranty = _card_warranty(cat, ctx, gpu, opts, card_ref)
     notes += [Note.of("cost.note_warranty", gpu=gpu.id, years=warranty / 12)] if warranty else []
     spec = OwnSpec(
         label=f"own:{gpu.id}x{count}",

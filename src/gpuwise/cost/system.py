@@ -178,7 +178,7 @@ def resolve_system(
     bought = (price.ref.date if price.ref else None) or dt.date(gpu.release_year, 1, 1)
     peak_w = gpu.tdp_w * devices + host_load if gpu.tdp_w else None  # unknown: rent unpriced
     rent = colocation_of(cat, ctx, site, opts.region, peak_w, prices)
-    warranty = warranty_months(cat, "system", opts.region)
+    warranty = warranty_months(cat, "system", opts.region, ctx.currency)
     notes += [Note.of("cost.note_warranty", gpu=system.id, years=warranty / 12)] if warranty else []
     spec = OwnSpec(
         label=f"own:{system.id}x{systems}",
