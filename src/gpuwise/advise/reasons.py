@@ -266,7 +266,7 @@ def option_risks(
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
-    if o.sized.memory.inputs.get("kv_dtype") == "fp8" and not o.sized.pooling:
+    if o.sized.lighter_kv_cache == "fp8":
         o.risks.append(("risk.kv_cache_fp8", {"engine": o.sized.engine}))
     if o.sized.network_assumed:
         o.risks.append(

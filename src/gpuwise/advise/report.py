@@ -73,14 +73,8 @@ def sized_config(sized: Sized) -> SizedConfig:
         machines_per_replica=sized.machines_per_replica if sized.machines_per_replica > 1 else None,
         step_tokens=sized.step_tokens,
         throughput_of="input_tokens" if sized.pooling else None,
-        kv_cache_dtype=_lighter_kv(sized),
+        kv_cache_dtype=sized.lighter_kv_cache,
     )
-
-
-def _lighter_kv(sized: Sized) -> str | None:
-    """The KV cache type of a served model where it is not the 16-bit default."""
-    kv = sized.memory.inputs.get("kv_dtype")
-    return kv if kv and kv != "f16" and not sized.pooling else None
 
 
 def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:

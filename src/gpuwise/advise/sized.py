@@ -57,6 +57,13 @@ class Sized:
     machines_per_replica: int = 1
     """Machines one replica spans (a model one machine cannot hold, experts spread over all)."""
 
+    @property
+    def lighter_kv_cache(self) -> str | None:
+        """The KV cache type where the search chose one lighter than 16 bits (fp8:
+        advise/formats.py); None for the default cache or a model that keeps none."""
+        kv = self.memory.inputs.get("kv_dtype")
+        return kv if kv and kv != "f16" and not self.pooling else None
+
 
 @dataclass(frozen=True)
 class ScaleOut:
