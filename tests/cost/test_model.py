@@ -237,3 +237,15 @@ def test_a_kept_running_rental_pays_its_start_up_once_inside_its_periods() -> No
 def test_without_session_figures_the_bill_is_unchanged() -> None:
     cost = rent_cost(rent_spec(), 10.0, 1, RentUsage(public_ip=False))
     assert "session_overhead" not in cost.items and "sessions" not in cost.details
+
+
+def test_a_break_even_is_where_owning_stays_cheaper_not_a_passing_month() -> None:
+    """Resale is worth most in the first months: owning cheaper in month 1 and dearer by the
+    horizon has not broken even (a 12-month plan read 'breaks even in month 1')."""
+    from gpuwise.cost.compare import _break_even_month
+
+    early_only = {1, 2}
+    assert _break_even_month(lambda m: m in early_only, 12) is None
+    assert _break_even_month(lambda m: m in early_only or m >= 9, 12) == 9
+    assert _break_even_month(lambda m: m >= 15, 12) == 15  # past the horizon: first month
+    assert _break_even_month(lambda m: True, 12) == 1

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
-from gpuwise.advise.margin import deadline_check, per_request_check, throughput_check
+from gpuwise.advise.margin import (
+    deadline_check,
+    month_hours_check,
+    per_request_check,
+    throughput_check,
+)
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import Sized, joined_machines
@@ -343,6 +348,8 @@ def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
     if s.budget is None or s.budget.per != "month" or c.kind != "own" or c.already_owned:
         return
     capital = sum(o.cost.items.get(k, 0.0) for k in CAPEX_ITEMS)  # a purchase has no compute
+    if "failover_replica" in o.cost.items:  # the hot spare is bought too (blind w25-01)
+        capital += capital / max(1, o.sized.replicas)
     if capital > budget_in_ctx:
         from gpuwise.advise.fired_billing import money
 
@@ -394,6 +401,9 @@ def check_constraints(
     for found in checks:
         if found is not None:
             (o.blockers if found[0] == "blocker" else o.risks).append(found[1])
+    if timed and o.time_hours and o.sized.speed_known:  # a month's runs at the band's long end
+        tight = month_hours_check(o.sized, o.time_hours, w.runs_per_month)
+        o.risks += [tight] if tight else []
     if o.cost.months > s.months * (1 + 1e-9):  # the runs outlast the project on this option
         needed = o.busy_hours_per_month * o.cost.months / s.months
         o.blockers.append(

@@ -6,10 +6,11 @@ planner therefore runs one replica more than the load needs, in every kind of op
 server as much as a data-centre rental (a blind review found the plan priced a standby only for
 marketplace hosts, so the comparison was lopsided, and an expert asked for two H100 instances
 where the plan rented one). The spare costs one replica's share of the hardware (the instance
-hours of a rental; cards, host or system, upkeep and resale of a purchase): an option served
-as N copies pays 1/N more, which is why many small replicas fail over cheaply. Power of a spare
-that idles is left out (said in the item's name). Marketplace rentals of a 24/7 service already
-carry their standby replica (advise.marketplace) and are not charged twice.
+hours of a rental; cards, host or system, upkeep, resale and rack space of a purchase): an
+option served as N copies pays 1/N more, which is why many small replicas fail over
+cheaply. Power of a spare that idles is left out (said in the item's name). Marketplace
+rentals of a 24/7 service already carry their standby replica (advise.marketplace) and are
+not charged twice.
 
 A hot spare is not the only standby. Where the budget buys either the speed or the spare but
 not both, an expert keeps the fast primary and stands by cold: a rented replacement started on
@@ -34,8 +35,10 @@ from gpuwise.advise.fired_billing import money
 from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.scenario import Scenario
 
-HARDWARE_ITEMS = ("compute", "cards", "host", "system", "maintenance", "resale")
-"""The items one replica's share of which a spare copy costs again."""
+HARDWARE_ITEMS = ("compute", "cards", "host", "system", "maintenance", "resale", "colocation")
+"""The items one replica's share of which a spare copy costs again: a rack is contracted for
+the peak draw of every machine in it, a spare's too (blind w25-01: a colocated spare was
+charged its cards and host, not its rack)."""
 
 
 def failover_cost(o: Option) -> float:

@@ -8,6 +8,7 @@ at which owning, net of what the cards would fetch if sold then, has cost no mor
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -90,13 +91,29 @@ def break_even(
     hours, always = break_even_hours(own_total, rent_total)
     busy = busy_hours_per_month(hours_per_day)
     idle_m = idle(hours_per_day)
-    month: int | None = None
-    for m in range(1, BREAK_EVEN_SEARCH_MONTHS + 1):
+
+    def cheaper(m: int) -> bool:
         owning = own_cost(own, busy, m, idle_m).total * own_scale
-        if owning <= rent_cost(rent, busy, m, usage).total * rent_scale:
-            month = m
+        return owning <= rent_cost(rent, busy, m, usage).total * rent_scale
+
+    return BreakEven(hours, _break_even_month(cheaper, months), always)
+
+
+def _break_even_month(cheaper: Callable[[int], bool], months: float) -> int | None:
+    """The month from which owning stays cheaper to the end of the project, or past it the
+    first month it is cheaper. A card's resale is worth most in its first months, so owning
+    can be cheaper for a month or two and dearer by the horizon: that first month is no
+    break-even (a 12-month plan read "breaks even in month 1" beside owning's higher total)."""
+    horizon = max(1, math.ceil(months - 1e-9))
+    within = [cheaper(m) for m in range(1, horizon + 1)]
+    month: int | None = None
+    for m in range(horizon, 0, -1):  # the earliest month of the final cheaper run
+        if not within[m - 1]:
             break
-    return BreakEven(hours, month, always)
+        month = m
+    if month is not None:
+        return month
+    return next((m for m in range(horizon + 1, BREAK_EVEN_SEARCH_MONTHS + 1) if cheaper(m)), None)
 
 
 def cumulative(cost_at: Callable[[int], CostOption], months: int) -> list[float]:
