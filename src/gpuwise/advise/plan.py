@@ -381,6 +381,11 @@ def make_plan(
 
         colocated = Colocated(cat, today, cny_per_usd, make_plan)
         plan.assumptions += colocation_note(plan, colocated, margin)
+    if fixes and s.owns and not only_owned:
+        from gpuwise.advise.fixes import Replan as Moved
+        from gpuwise.advise.owned_note import owned_note
+
+        plan.assumptions += owned_note(plan, Moved(cat, today, cny_per_usd, make_plan))
     if not ranked and fixes:  # fixes.py is imported only when there is something to fix
         from gpuwise.advise.fixes import Replan, suggest_fixes
 

@@ -69,6 +69,9 @@ class OwnSpec:
     warranty_months: float = 0.0
     """Months from purchase in which failed parts are replaced at no charge (catalog
     `warranty`); none for cards already owned or bought second-hand."""
+    used_value_per_card: float | None = None
+    """What one owned card fetches sold today: its newest dated second-hand price, carried to
+    today along the resale curve (cost/resolve.used_value_now); None: the curve alone."""
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -91,6 +94,15 @@ def resale_fraction(
     Past the last observed point the share falls by `tail_annual` a year (0 holds it).
     """
     return fraction_at(curve, age_months, tail_annual)
+
+
+def _sale_value(spec: OwnSpec) -> float:
+    """What owned cards fetch sold today: the used market where it has a price (a market's
+    word beats a curve built to err low), else the curve. The maintenance allowance keeps the
+    curve's lower value: the allowance is an estimate, and the cards' use is the answer."""
+    if spec.used_value_per_card is not None and spec.resale_fraction_override is None:
+        return spec.count * spec.used_value_per_card
+    return resale_value(spec, 0.0) if resale_known(spec) else 0.0
 
 
 def resale_known(spec: OwnSpec) -> bool:
@@ -178,8 +190,9 @@ def own_cost(
     if kwh is not None:
         details["energy_kwh"] = kwh * spec.pue
     if spec.owned:
-        if resale_known(spec) and worth > 0:  # a card with no price has no known used value
-            details["opportunity_value"] = worth
+        value = _sale_value(spec)
+        if value > 0:  # a card with no price has no known used value
+            details["opportunity_value"] = value
     elif resale_known(spec):
         items["resale"] = -resale_value(spec, months)
         details.update(_resale_details(spec, months))

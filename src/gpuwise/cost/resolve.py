@@ -19,7 +19,7 @@ from gpuwise.catalog.schema_extra import Maintenance
 from gpuwise.cost.channel import Buyer, only_second_hand, purchase_price
 from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
-from gpuwise.cost.own import OwnSpec
+from gpuwise.cost.own import OwnSpec, resale_fraction
 from gpuwise.cost.power import (
     COLOCATION_SITE,
     DEFAULT_TARIFF,
@@ -243,6 +243,23 @@ def _resale(
     return _Resale(base, age, knots, None, tail)
 
 
+def used_value_now(gpu: Gpu, ctx: Context, resale: _Resale) -> float | None:
+    """What one card fetches sold today: the newest dated second-hand price of the card,
+    carried from its date to today along the card's resale curve, f(age now) / f(age then)
+    (a market price beats a curve built to err low for purchases; the curve still ages it).
+    None where the card has no dated used price."""
+    used = latest_price(gpu.prices, "used", ctx.currency)
+    if used is None or used.date is None:
+        return None
+    value = ctx.money(used.amount, used.currency)
+    if resale.curve:
+        then = max(0.0, resale.age_months - _months_between(used.date, ctx.today))
+        at_then = resale_fraction(resale.curve, then, resale.tail)
+        at_now = resale_fraction(resale.curve, resale.age_months, resale.tail)
+        value *= at_now / at_then if at_then > 0 else 1.0
+    return value
+
+
 @dataclass(frozen=True)
 class _Power:
     """What the machine draws and what its owner pays per kWh."""
@@ -347,6 +364,7 @@ def resolve_own(
         power_in_rent=power.colocation.power_included,
         colocation_unpriced=power.colocation.unpriced,
         warranty_months=warranty,
+        used_value_per_card=used_value_now(gpu, ctx, resale) if opts.owned else None,
     )
     parts, refs = tuple(host.parts), with_retrieved(cat, prices)
     return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)
