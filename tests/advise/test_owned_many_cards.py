@@ -31,7 +31,7 @@ def test_owned_cards_are_not_held_to_what_a_host_takes_when_bought() -> None:
 
 def test_the_owned_four_serve_as_two_copies() -> None:
     data: dict[str, Any] = {
-        "workload": {"kind": "serve", "model": "qwen3-32b", "concurrency": 20,
+        "workload": {"kind": "serve", "model": "qwen3-32b", "concurrency": 32,
                      "prompt_tokens": 2000, "gen_tokens": 400,
                      "target_tokens_per_s_per_request": 15},
         "owns": [{"gpu": "rtx-4090", "count": 4}], "owns_host": True, "months": 24,

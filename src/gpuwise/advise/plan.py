@@ -381,6 +381,16 @@ def make_plan(
 
         colocated = Colocated(cat, today, cny_per_usd, make_plan)
         plan.assumptions += colocation_note(plan, colocated, margin)
+    if plan.options and plan.options[0].candidate.kind == "rent":
+        from gpuwise.advise.commitment_note import commitment_note
+
+        plan.assumptions += commitment_note(plan, cat)
+    if fixes and not s.data_may_leave:
+        from gpuwise.advise.fixes import Replan as Resident
+        from gpuwise.advise.residency_note import residency_note
+
+        resident = Resident(cat, today, cny_per_usd, make_plan)
+        plan.assumptions += residency_note(plan, resident, margin)
     if fixes and s.owns and not only_owned:
         from gpuwise.advise.fixes import Replan as Moved
         from gpuwise.advise.owned_note import owned_note

@@ -175,7 +175,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     "decode_efficiency": ("engine", "memory"),
     "decode_overhead": ("engine", "backend"),
     "dequant_cost": ("engine", "kind"),
-    "prefill_efficiency": ("engine", "backend", "architecture", "rate"),
+    "prefill_efficiency": ("engine", "backend", "architecture", "rate", "model_kind"),
     "kernel_path": ("engine", "backend", "kind", "before"),
     "engine_era": ("engine", "before"),
     "train_efficiency": ("mode", "architecture", "precision", "model_kind"),

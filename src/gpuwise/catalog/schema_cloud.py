@@ -48,6 +48,10 @@ class Provider(Sourced):
     billing_modes: list[Billing] = Field(default_factory=list)
     """Billing modes its GPU instances are sold in (按量 on-demand, 抢占式 spot, 包年包月
     monthly/yearly, …), from its own billing docs."""
+    commitment_max_discount: float | None = Field(default=None, ge=0, lt=1)
+    """The largest discount the provider publishes for a term commitment (Nebius: "commitment
+    discounts (up to 35% less)"), as a share of the on-demand price; None where none is
+    published. The commitment's own price is a quote (advise/commitment_note.py)."""
     public_prices: bool = True
     """False: the provider shows GPU prices only after log-in (console) or on request, so the
     catalog's offers (if any) are partial; `gpuwise offers add` records the user's quotes."""

@@ -76,6 +76,11 @@ class PrefillEfficiency(Sourced):
     rate: PrefillRate | Literal["any"] = "any"
     fraction: float = Field(gt=0, le=1)
     calibrated_on: list[str] = Field(default_factory=list)
+    model_kind: Literal["any", "moe"] = "any"
+    """"any": the GEMMs' share for every model, fitted on dense models' measurements only; "moe":
+    an engine's share on mixture-of-experts models, fitted on theirs (their routed, grouped
+    GEMMs and expert traffic are not a dense GEMM's: learnt together, a few MoE servers set the
+    dense FP8 share of an engine to half of what its dense runs reach)."""
 
 
 class KernelPath(Sourced):

@@ -105,13 +105,13 @@ class SpeedConstants(EngineLookups, PrefillLookups):
         return self._remember(key, lambda: lookup(kind, engine, gpu_class))
 
     def prefill_fraction(
-        self, engine: str, backend: str, architecture: str, rate: str
+        self, engine: str, backend: str, architecture: str, rate: str, moe: bool = False
     ) -> PrefillEfficiency:
         """The tensor-rate share of prefill (speed_lookups_prefill.PrefillLookups), remembered:
         the planner asks the same few for thousands of configurations."""
-        key = ("prefill_fraction", engine, backend, architecture, rate)
+        key = ("prefill_fraction", engine, backend, architecture, rate, moe)
         lookup = super().prefill_fraction
-        return self._remember(key, lambda: lookup(engine, backend, architecture, rate))
+        return self._remember(key, lambda: lookup(engine, backend, architecture, rate, moe))
 
     @classmethod
     def from_catalog(cls, cat: Catalog) -> SpeedConstants:

@@ -110,7 +110,7 @@ def to_toml(result: FitResult, header: str = HEADER) -> str:
         (
             "prefill_efficiency",
             result.prefill,
-            ("engine", "backend", "architecture", "rate", "fraction"),
+            ("engine", "backend", "architecture", "rate", "fraction", "model_kind"),
         ),
         (
             "train_efficiency",
@@ -122,8 +122,10 @@ def to_toml(result: FitResult, header: str = HEADER) -> str:
         for entry in entries:
             lines.append(f"[[{table}]]")
             for key in keys:
-                if getattr(entry, key) is not None:
-                    lines.append(f"{key} = {_toml_value(getattr(entry, key))}")
+                value = getattr(entry, key)
+                default_kind = table == "prefill_efficiency" and key == "model_kind"
+                if value is not None and not (default_kind and value == "any"):
+                    lines.append(f"{key} = {_toml_value(value)}")
             lines.append(f"calibrated_on = {_toml_value(list(entry.calibrated_on))}")
             lines.append(f"source = {_toml_value(entry.source)}")
             lines.append("")

@@ -9,6 +9,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from gpuwise.catalog.schema_speed import (
     PrefillEfficiency,
@@ -159,14 +160,32 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
 
     Three chains share the root: rate → engine → engine on a backend → engine on an
     architecture; rate → backend → every engine on an architecture; and engine → engine on a
-    backend at any precision (for a precision the engine was not measured at).
+    backend at any precision (for a precision the engine was not measured at). A
+    mixture-of-experts server enters them divided by its engine's MoE factor (`moe_factors`),
+    so it tells what the card and engine reach without a few MoE servers setting what a dense
+    model's GEMMs reach (blind w24-01, w25-04: vLLM's dense FP8 share on Hopper was learnt
+    from DeepSeek-R1 and Qwen3-235B servers alone, at 0.23); the MoE shares themselves pool
+    apart per engine (`_fit_moe_prefill`).
     """
-    items = [
+    shares = [
         ((pc.engine, pc.backend, kernel_arch(pc.gpu), _prefill_rate_key(pc, sc)), pc.id, value)
         for pc in cases
         if (value := _implied_share(pc, sc)) is not None
     ]
+    moe_ids = {pc.id for pc in cases if pc.r.req.model.moe is not None}
     serving = {pc.id for pc in cases if pc.kind == "serving"}
+    # a MoE server's implied share absorbs what the serving model misses on MoE at load
+    # (routing imbalance, expert traffic, the MoE kernels' scheduling); a MoE prompt benchmark
+    # measures the expert GEMMs that moe_tile_slowdown already prices, so it enters as it is
+    loaded = moe_ids & serving
+    factors = moe_factors(
+        [i for i in shares if i[1] in serving and i[1] not in moe_ids],
+        [i for i in shares if i[1] in loaded],
+    )
+    items = [
+        (key, cid, value / factors.get(key[0], factors.get("any", 1.0)) if cid in loaded else value)
+        for key, cid, value in shares
+    ]
     prompts = [item for item in items if item[1] not in serving]
 
     def root(k: tuple[str, ...]) -> tuple[str, ...]:
@@ -198,6 +217,65 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
     # shares, not what every engine's GEMMs reach on the card
     pooled.update(_hierarchy(prompts, by_card, sc.fit.prefill_fraction, sc))
     pooled.update(_hierarchy(items, any_rate, sc.fit.prefill_fraction, sc))
+    moe = [item for item in shares if item[1] in moe_ids]
+    return _entries(pooled, "any") + _entries(_fit_moe_prefill(moe, pooled, sc), "moe")
+
+
+def moe_factors(
+    dense: Sequence[tuple[tuple[str, ...], str, float]],
+    moe: Sequence[tuple[tuple[str, ...], str, float]],
+) -> dict[str, float]:
+    """How much lower an engine's implied share runs on MoE models than on dense ones, per
+    engine ("any": over every engine): the geometric mean, over each (engine, backend,
+    architecture, rate) measured with both, of the MoE cases' mean share ÷ the dense cases'
+    (logs averaged); an engine with no such pair takes every engine's."""
+
+    def log_means(items: Sequence[tuple[tuple[str, ...], str, float]]) -> dict[Any, float]:
+        groups: dict[tuple[str, ...], list[float]] = defaultdict(list)
+        for key, _, value in items:
+            groups[key].append(math.log(value))
+        return {k: sum(v) / len(v) for k, v in groups.items()}
+
+    d, m = log_means(dense), log_means(moe)
+    ratios: dict[str, list[float]] = defaultdict(list)
+    for key in d.keys() & m.keys():
+        ratios[key[0]].append(m[key] - d[key])
+        ratios["any"].append(m[key] - d[key])
+    return {e: math.exp(sum(r) / len(r)) for e, r in ratios.items()}
+
+
+def _fit_moe_prefill(
+    items: Sequence[tuple[tuple[str, ...], str, float]],
+    dense: dict[tuple[str, ...], tuple[float, list[str]]],
+    sc: SpeedConstants,
+) -> dict[tuple[str, ...], tuple[float, list[str]]]:
+    """Mixture-of-experts shares per engine: the engine at a rate → on a backend → on an
+    architecture, the first level pooled toward the dense share of that engine and rate (or
+    of the rate): an engine's MoE runs move its dense share only as far as they agree."""
+    out: dict[tuple[str, ...], tuple[float, list[str]]] = {}
+    levels: list[Callable[[tuple[str, ...]], tuple[str, ...]]] = [
+        lambda k: (k[0], "any", "any", k[3]),
+        lambda k: (k[0], k[1], "any", k[3]),
+        lambda k: k,
+    ]
+    for depth, level in enumerate(levels):
+        groups: dict[tuple[str, ...], list[tuple[str, float]]] = defaultdict(list)
+        for key, cid, value in items:
+            groups[level(key)].append((cid, value))
+        for gkey, members in groups.items():
+            if depth == 0:
+                parent = dense.get(gkey) or dense.get(("any", "any", "any", gkey[3]))
+                parent_value = parent[0] if parent else sc.fit.prefill_fraction
+            else:
+                parent_value = out[_parent_key(gkey, levels, depth, members, items)][0]
+            value = _pooled([v for _, v in members], parent_value, sc.fit.pooling_cases)
+            out[gkey] = (value, sorted(c for c, _ in members))
+    return out
+
+
+def _entries(
+    pooled: dict[tuple[str, ...], tuple[float, list[str]]], kind: str
+) -> list[PrefillEfficiency]:
     return [
         PrefillEfficiency(
             engine=e,
@@ -207,6 +285,7 @@ def fit_prefill(cases: Sequence[PreparedCase], sc: SpeedConstants) -> list[Prefi
             fraction=round(min(1.0, value), 4),
             calibrated_on=ids,
             source=FIT_SOURCE,
+            model_kind=kind,
         )
         for (e, b, a, r), (value, ids) in sorted(pooled.items())
     ]

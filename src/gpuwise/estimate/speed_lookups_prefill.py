@@ -24,15 +24,20 @@ class PrefillLookups:
     fit: FitSettings
 
     def prefill_fraction(
-        self, engine: str, backend: str, architecture: str, rate: str
+        self, engine: str, backend: str, architecture: str, rate: str, moe: bool = False
     ) -> PrefillEfficiency:
-        """Tensor-rate share of prefill: the engine on this architecture, else the engine on
-        this architecture at another rate moved to this rate (`_arch_effect_elsewhere`), else
-        on this backend, else any engine on the architecture, else the engine on any card or at
-        another precision, else any engine."""
+        """Tensor-rate share of prefill: for a mixture-of-experts model the engine's own MoE
+        share where one was measured on the architecture (`_moe_entry`); else the engine on
+        this architecture, else the engine on this architecture at another rate moved to this
+        rate (`_arch_effect_elsewhere`), else on this backend, else any engine on the
+        architecture, else the engine on any card or at another precision, else any engine."""
         engine = engine_family(engine)
         arch = architecture.lower()
         plain = _plain(arch, " sm_")
+        if moe:
+            found = self._moe_entry(engine, backend, (arch, plain), rate)
+            if found:
+                return found
         if not any(self._prefill_entry(engine, backend, k, rate) for k in (arch, plain)):
             for key in (arch, plain):  # measured at another rate: move that to this one
                 moved = self._arch_effect_elsewhere(engine, backend, key, rate)
@@ -79,6 +84,8 @@ class PrefillLookups:
         for p in self.prefill:
             if (p.engine, p.backend, p.architecture.lower()) != (engine, backend, architecture):
                 continue
+            if p.model_kind != "any":
+                continue
             if p.rate in (rate, "any"):
                 continue
             other = self._prefill_entry(engine, backend, "any", p.rate)
@@ -98,8 +105,20 @@ class PrefillLookups:
             source=FIT_SOURCE,
         )
 
+    def _moe_entry(
+        self, engine: str, backend: str, archs: tuple[str, ...], rate: str
+    ) -> PrefillEfficiency | None:
+        """The engine's MoE share at this rate on this architecture. Only there: on another
+        card the dense chain, which holds the MoE runs too (a server's divided by its engine's
+        MoE factor), knows the card better than the engine's MoE runs elsewhere do."""
+        for a_name in archs:
+            hit = self._prefill_entry(engine, backend, a_name, rate, "moe")
+            if hit:
+                return hit
+        return None
+
     def _prefill_entry(
-        self, engine: str, backend: str, architecture: str, rate: str
+        self, engine: str, backend: str, architecture: str, rate: str, kind: str = "any"
     ) -> PrefillEfficiency | None:
         return _first(
             p
@@ -108,6 +127,7 @@ class PrefillLookups:
             and p.backend == backend
             and p.architecture.lower() == architecture
             and p.rate == rate
+            and p.model_kind == kind
         )
 
     def kernel_rate(

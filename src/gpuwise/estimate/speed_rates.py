@@ -132,7 +132,8 @@ def _prefill_flops(
     path = sc.kernel_rate(engine, kind, built, backend)
     peak, rate = tensor_peak(gpu, path.rate, sc)
     group = prefill_group_rate(rate, kind, path.weight_only_gemm)
-    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), group)
+    moe = r.req.model.moe is not None
+    pre = sc.prefill_fraction(engine, backend, kernel_arch(gpu), group, moe)
     ceiling = sc.matmul_fraction(gpu)
     fraction = min(pre.fraction, ceiling)
     flops = peak * fraction

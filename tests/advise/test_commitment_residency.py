@@ -1,0 +1,99 @@
+"""Two readings an expert states and quotes: a steady year at a cloud that sells commitments
+it does not price (advise/commitment_note.py, blind w25-03), and data that may not leave the
+premises beside a region (advise/residency_note.py, blind w25-04)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from gpuwise.advise.commitment_note import commitment_note
+from gpuwise.advise.fired import money
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import load_catalog
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+
+TODAY = dt.date(2026, 12, 6)
+STEADY: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen2.5-72b", "engine": "vllm", "concurrency": 24,
+                 "prompt_tokens": 1500, "gen_tokens": 500,
+                 "target_tokens_per_s_per_request": 15},
+    "months": 12, "hours_per_day": 24, "region": "eu", "entity": "company", "currency": "USD",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cat() -> Any:
+    return load_catalog()
+
+
+def _first_at(plan: Any, provider: str) -> Any:
+    """The plan as if its first option were the provider's best on-demand rental."""
+    found = [
+        o
+        for o in (*plan.options, *plan.infeasible)
+        if o.candidate.provider is not None
+        and o.candidate.provider.id == provider
+        and o.candidate.billing == "on-demand"
+    ]
+    assert found, f"no {provider} rental in the plan"
+    return dataclasses.replace(plan, options=[found[0], *plan.options])
+
+
+def test_a_steady_year_at_nebius_quotes_its_published_discount(cat: Any) -> None:
+    plan = _first_at(make_plan(cat, parse_scenario(STEADY, "t"), TODAY), "nebius")
+    ((key, params),) = commitment_note(plan, cat)
+    assert key == "plan.note_commitment_priced"
+    first = plan.options[0]
+    assert params["pct"] == pytest.approx(35.0)
+    assert params["busy_pct"] == pytest.approx(100 * first.busy_hours_per_month / HOURS_PER_MONTH)
+    compute = first.cost.items["compute"]
+    every_hour = compute * HOURS_PER_MONTH / first.busy_hours_per_month * 0.65
+    assert params["total"] == money(first.cost.total - compute + every_hour, "USD")
+
+
+def test_a_provider_without_a_published_discount_is_named_without_a_price(cat: Any) -> None:
+    plan = _first_at(make_plan(cat, parse_scenario(STEADY, "t"), TODAY), "lambda")
+    ((key, params),) = commitment_note(plan, cat)
+    assert key == "plan.note_commitment" and "total" not in params
+    assert params["pct"] == pytest.approx(35.0)  # the largest any cloud publishes
+
+
+@pytest.mark.parametrize("change", [{"hours_per_day": 8}, {"months": 6}])
+def test_part_time_or_short_loads_get_no_commitment_note(cat: Any, change: dict[str, Any]) -> None:
+    plan = _first_at(make_plan(cat, parse_scenario({**STEADY, **change}, "t"), TODAY), "nebius")
+    assert commitment_note(plan, cat) == []
+
+
+RESIDENT: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen2.5-14b", "engine": "vllm", "concurrency": 16,
+                 "prompt_tokens": 2000, "gen_tokens": 400,
+                 "target_tokens_per_s_per_request": 20},
+    "months": 12, "hours_per_day": 10, "region": "eu", "data_may_leave": False,
+    "entity": "company", "currency": "EUR",
+}  # fmt: skip
+
+
+def _residency(plan: Any) -> list[dict[str, Any]]:
+    return [p for k, p in plan.assumptions if k == "plan.note_residency"]
+
+
+def test_data_kept_beside_a_region_quotes_the_in_region_cloud_plan(cat: Any) -> None:
+    plan = make_plan(cat, parse_scenario(RESIDENT, "t"), TODAY)
+    assert all(o.candidate.kind == "own" for o in plan.options)
+    (params,) = _residency(plan)
+    clouds = make_plan(cat, parse_scenario({**RESIDENT, "data_may_leave": True}, "t"), TODAY)
+    first = clouds.options[0]
+    assert first.candidate.kind == "rent"
+    assert params["total"] == money(first.cost.total, "EUR")
+    assert first.cost.total < plan.options[0].cost.total
+    assert params["region"] == "eu"
+
+
+def test_no_region_means_no_second_reading(cat: Any) -> None:
+    plan = make_plan(cat, parse_scenario({**RESIDENT, "region": "any"}, "t"), TODAY)
+    assert not _residency(plan)
