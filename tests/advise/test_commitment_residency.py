@@ -79,7 +79,7 @@ RESIDENT: dict[str, Any] = {
 
 
 def _residency(plan: Any) -> list[dict[str, Any]]:
-    return [p for k, p in plan.assumptions if k == "plan.note_residency"]
+    return [p for k, p in plan.assumptions if k.startswith("plan.note_residency")]
 
 
 def test_data_kept_beside_a_region_quotes_the_in_region_cloud_plan(cat: Any) -> None:
@@ -94,6 +94,30 @@ def test_data_kept_beside_a_region_quotes_the_in_region_cloud_plan(cat: Any) -> 
     assert params["region"] == "eu"
 
 
+def test_the_reading_is_stated_whatever_the_cloud_costs(cat: Any) -> None:
+    """A dearer or equal cloud plan is still the other reading's answer (blind w26-02)."""
+    for hours in (4, 24):
+        plan = make_plan(cat, parse_scenario({**RESIDENT, "hours_per_day": hours}, "t"), TODAY)
+        keys = [k for k, _ in plan.assumptions if k.startswith("plan.note_residency")]
+        assert len(keys) == 1
+
+
 def test_no_region_means_no_second_reading(cat: Any) -> None:
     plan = make_plan(cat, parse_scenario({**RESIDENT, "region": "any"}, "t"), TODAY)
     assert not _residency(plan)
+
+
+def test_a_region_listed_everywhere_is_said_to_be_unconfirmed(cat: Any) -> None:
+    """Lambda's rows list every type in every region: a plan for a named region says so on
+    each Lambda rental, and on no rental whose price is quoted for its region."""
+    steady = {**STEADY, "hours_per_day": 12}
+    plan = make_plan(cat, parse_scenario(steady, "t"), TODAY)
+    rentals = [o for o in (*plan.options, *plan.infeasible) if o.candidate.kind == "rent"]
+    flagged = {o.candidate.provider.id for o in rentals if _unconfirmed(o)}
+    assert flagged == {"lambda"}
+    anywhere = make_plan(cat, parse_scenario({**steady, "region": "any"}, "t"), TODAY)
+    assert not any(_unconfirmed(o) for o in (*anywhere.options, *anywhere.infeasible))
+
+
+def _unconfirmed(o: Any) -> bool:
+    return any(k == "risk.region_unconfirmed" for k, _ in o.risks)

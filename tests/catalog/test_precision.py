@@ -424,3 +424,16 @@ def test_a_bad_override_row_names_the_file_and_field(
     cat = load_catalog(use_cache=False)  # the bad file is left out and named, not fatal
     [problem] = [dict(p)["problem"] for k, p in cat.findings if k == "catalog.override_left_out"]
     assert "bad.toml" in problem and "precision_support" in problem
+
+
+def test_a_row_for_a_compute_capability_holds_for_every_card_of_it() -> None:
+    """Kernels are built per compute capability: the RTX PRO 6000 Max-Q, Server Edition and
+    the GeForce RTX 50 cards share SM120 and one verdict (blind w26-03)."""
+    cat = load_catalog()
+    rows = cat.extra("precision_support")
+    sm120 = [g for g in cat.gpus if g.stack.cuda_cc == "12.0"]
+    assert len(sm120) >= 5
+    verdicts = {format_support(rows, "vllm", g, "mxfp4").support for g in sm120}
+    assert verdicts == {"partial"}
+    hopper = cat.gpu("h100-sxm")
+    assert format_support(rows, "vllm", hopper, "mxfp4").support == "yes"

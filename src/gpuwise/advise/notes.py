@@ -34,6 +34,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += pooling_note(cat, s, plan.options or plan.infeasible)
     out += pooling_capacity_note(cat, s, plan.options)
     out += answer_time_note(cat, s, plan.options)
+    out += first_token_note(cat, s, plan.options)
     out += target_below_reading_note(cat, s)
     out += domestic_rental_note(cat, plan)
     out += rdma_cluster_note(cat, plan)
@@ -155,6 +156,29 @@ def answer_time_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[F
         "slow_minutes": slow_seconds / 60,
     }
     return [("plan.note_answer_time", params)]
+
+
+def first_token_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[Fired]:
+    """How long the first token of one long prompt takes on the first option, before any
+    queue, where the slow end of its band passes the catalog's `first_token_wait_seconds` (the
+    attention limit): an 80k-token RAG prompt is a 10-20 s wait that the tokens/s of the answer
+    never shows (blind w26-04). The estimate's own time to first token (one prefill) and its
+    band's slow end."""
+    from gpuwise.advise.workload import plan_value
+
+    w = s.workload
+    if w.kind != "serve" or w.batch_requests() or not options:
+        return []
+    speed = options[0].sized.speed
+    ttft = speed.time_to_first_token_s
+    if not options[0].sized.speed_known or not ttft:
+        return []
+    band = (speed.band or {}).get("time_to_first_token_s")
+    slow = max(band) if band else ttft
+    if slow < plan_value(cat, "first_token_wait_seconds"):
+        return []
+    params = {"prompt": w.prompt_tokens or 0, "seconds": ttft, "slow_seconds": slow}
+    return [("plan.note_first_token", params)]
 
 
 def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:

@@ -48,7 +48,12 @@ from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card
 from gpuwise.advise.quality import quality_floor_risk
 from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.reasons import features_of, option_risks
-from gpuwise.advise.regions import buyer_of, find_region, flag_mainland_rentals
+from gpuwise.advise.regions import (
+    buyer_of,
+    find_region,
+    flag_mainland_rentals,
+    flag_unconfirmed_regions,
+)
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
 from gpuwise.advise.sizing import size
@@ -296,6 +301,7 @@ def make_plan(
         cs.items = [c for c in cs.items if c.already_owned]
     found = _search(cat, s, ctx, cs, buyer)
     flag_mainland_rentals(found.options, buyer, ctx.currency)
+    flag_unconfirmed_regions(found.options, region)
     price_marketplace_risk(cat, s, found.options)
     flag_marketplace_data(s, found.options)
     price_public_api_failover(s, found.options)

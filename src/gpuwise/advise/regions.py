@@ -95,6 +95,23 @@ def buyer_of(region: Region | None, currency: str) -> tuple[str | None, bool]:
     return None, False
 
 
+def flag_unconfirmed_regions(options: list[Any], region: Region | None) -> None:
+    """A rental matched to the scenario's region only by a provider's list of every region
+    (Lambda's SkyPilot rows list each type in all 17): the risk says to check that the type is
+    sold there, which matters most where the region is a data-residency rule (blind w25-04: a
+    GH200 "in" europe-central-1 ranked first for a GDPR buyer)."""
+    if region is None or (region.id == "global" and not region.codes):
+        return
+    for o in options:
+        c = o.candidate
+        p, offer = c.provider, c.offer
+        if c.kind != "rent" or p is None or offer is None or not p.regions_unconfirmed:
+            continue
+        if price_region(p, offer) is None:
+            names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in ("en", "zh")}
+            o.risks.append(("risk.region_unconfirmed", {**names, "region": region.id}))
+
+
 def flag_mainland_rentals(options: list[Any], buyer: str | None, currency: str) -> None:
     """A buyer outside mainland China renting on a China-only platform: the account must pass
     the mainland's real-name verification first (Huawei Cloud: a customer buying resources in

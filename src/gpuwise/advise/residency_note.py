@@ -6,9 +6,12 @@ processed by a cloud, but only inside that region (GDPR's transfer rules, China'
 rules). Blind w25-04: a German SaaS with both settings got a purchase in a colocation rack at
 EUR 4.1k/month, where the same plan with EU clouds allowed rents at EUR 3.2k. An expert
 states the reading taken and quotes the other one: the plan is run again with clouds allowed
-inside the region, and the note gives its first option where that is a rental cheaper than the
-answer by more than the prices' own uncertainty. The strict reading stays the default: it is
-the safe one, and the user decides. Pure: the replanning function comes in (fixes.Replan).
+inside the region, and the note gives its first option where that is a rental, with how its
+total compares (less, about the same within the prices' own uncertainty, or more): the
+reading changes the kind of answer, not only its price (blind w26-02: a French hospital got
+two consumer cards at 4 bits on premises, the EU cloud's FP8 card at the same cost unnamed).
+The strict reading stays the default: it is the safe one, and the user decides. Pure: the
+replanning function comes in (fixes.Replan).
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ Fired = tuple[str, dict[str, Any]]
 
 
 def residency_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
-    """The ⓘ line quoting the in-region cloud plan; [] where the region is open or clouds
-    would not answer for clearly less."""
+    """The ⓘ line quoting the in-region cloud plan; [] where the region is open or no cloud
+    in it answers."""
     s = plan.scenario
     if s.data_may_leave or s.region.strip().lower() in (*ANY, "global"):
         return []
@@ -39,10 +42,11 @@ def residency_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
     first = in_region.options[0] if in_region.options else None
     if first is None or first.candidate.kind != "rent":
         return []
-    answer = plan.options[0]
-    if first.cost.total >= answer.cost.total * (1 - margin):
-        return []
+    ratio = first.cost.total / plan.options[0].cost.total
     words = {f"option_{lang}": candidate_words(first.candidate, lang) for lang in LANGS}
-    saved = 100 * (1 - first.cost.total / answer.cost.total)
     params = {"region": s.region, "total": money(first.cost.total, plan.currency), **words}
-    return [("plan.note_residency", params | {"pct": saved})]
+    if ratio < 1 - margin:
+        return [("plan.note_residency", params | {"pct": 100 * (1 - ratio)})]
+    if ratio > 1 + margin:
+        return [("plan.note_residency_dearer", params | {"pct": 100 * (ratio - 1)})]
+    return [("plan.note_residency_same", params)]

@@ -67,8 +67,11 @@ def canonical_engine(engine: str) -> str:
 
 
 def _specificity(row: PrecisionSupport, gpu: Gpu) -> int:
-    """3: names the GPU id; 2: names its architecture; 1: "*"; 0: does not apply."""
+    """3: names the GPU id or its CUDA compute capability; 2: names its architecture; 1: "*";
+    0: does not apply."""
     if gpu.id in row.gpus:
+        return 3
+    if gpu.stack.cuda_cc and gpu.stack.cuda_cc in row.cuda_cc:
         return 3
     if gpu.architecture and gpu.architecture in row.architectures:
         return 2

@@ -48,6 +48,10 @@ class Provider(Sourced):
     billing_modes: list[Billing] = Field(default_factory=list)
     """Billing modes its GPU instances are sold in (按量 on-demand, 抢占式 spot, 包年包月
     monthly/yearly, …), from its own billing docs."""
+    regions_unconfirmed: bool = False
+    """True where the catalog's source lists every instance type in every region of the
+    provider (Lambda's SkyPilot rows), so an offer's region list does not say it is sold
+    there: a plan for a named region says to check it (advise/regions.py)."""
     commitment_max_discount: float | None = Field(default=None, ge=0, lt=1)
     """The largest discount the provider publishes for a term commitment (Nebius: "commitment
     discounts (up to 35% less)"), as a share of the on-demand price; None where none is

@@ -51,6 +51,11 @@ class PrecisionSupport(Sourced):
     engine: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     architectures: list[str] = Field(default_factory=list)
     gpus: list[str] = Field(default_factory=list)
+    cuda_cc: list[str] = Field(default_factory=list)
+    """CUDA compute capabilities the row holds for ("12.0": every SM120 card, GeForce RTX 50
+    and RTX PRO Blackwell alike): kernels are built per capability, so a row written for one
+    card of it holds for its twins (blind w26-03: the RTX PRO 6000 Max-Q lacked the MXFP4
+    caveat of the RTX PRO 6000, the same die)."""
     formats: list[PrecisionFormat] = Field(min_length=1)
     support: Literal["yes", "partial", "no"]
     compute: ComputeDtype | None = None
@@ -60,9 +65,11 @@ class PrecisionSupport(Sourced):
 
     @model_validator(mode="after")
     def _consistent(self) -> PrecisionSupport:
-        if not self.architectures and not self.gpus:
+        if not self.architectures and not self.gpus and not self.cuda_cc:
             raise ValueError("validate.precision_target")
-        if WILDCARD in self.architectures and (len(self.architectures) > 1 or self.gpus):
+        if WILDCARD in self.architectures and (
+            len(self.architectures) > 1 or self.gpus or self.cuda_cc
+        ):
             raise ValueError("validate.precision_wildcard")
         if len(set(self.formats)) != len(self.formats):
             raise ValueError("validate.precision_repeat")
