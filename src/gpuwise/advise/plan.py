@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.answers import answers_of
 from gpuwise.advise.billing import cheapest_billing
@@ -73,6 +73,9 @@ from gpuwise.estimate.constants import MemoryConstants
 from gpuwise.estimate.pooling import pools
 from gpuwise.estimate.speed_constants import SpeedConstants
 from gpuwise.estimate.speed_scaleout import Fabric
+
+if TYPE_CHECKING:
+    from gpuwise.advise.fixes import Replan
 
 
 @dataclass
@@ -279,6 +282,13 @@ def _classify(
     return ranked, unchecked, infeasible
 
 
+def _replanner(cat: Catalog, today: dt.date, cny_per_usd: float | None) -> Replan:
+    """The planner run again with a change (advise/fixes.py, imported only when needed)."""
+    from gpuwise.advise.fixes import Replan
+
+    return Replan(cat, today, cny_per_usd, make_plan)
+
+
 def make_plan(
     cat: Catalog,
     s: Scenario,
@@ -381,27 +391,10 @@ def make_plan(
     plan.assumptions += band_assumption(s, floor, ranked)
 
     plan.rules = fire_rules(cat, plan, ctx)
-    if fixes and s.public_api and s.owned_site() in ("home", "office"):
-        from gpuwise.advise.colocation_note import colocation_note
-        from gpuwise.advise.fixes import Replan as Colocated
+    from gpuwise.advise.readings import other_readings
 
-        colocated = Colocated(cat, today, cny_per_usd, make_plan)
-        plan.assumptions += colocation_note(plan, colocated, margin)
-    if plan.options and plan.options[0].candidate.kind == "rent":
-        from gpuwise.advise.commitment_note import commitment_note
-
-        plan.assumptions += commitment_note(plan, cat)
-    if fixes and not s.data_may_leave:
-        from gpuwise.advise.fixes import Replan as Resident
-        from gpuwise.advise.residency_note import residency_note
-
-        resident = Resident(cat, today, cny_per_usd, make_plan)
-        plan.assumptions += residency_note(plan, resident, margin)
-    if fixes and s.owns and not only_owned:
-        from gpuwise.advise.fixes import Replan as Moved
-        from gpuwise.advise.owned_note import owned_note
-
-        plan.assumptions += owned_note(plan, Moved(cat, today, cny_per_usd, make_plan))
+    replan_of = lambda: _replanner(cat, today, cny_per_usd)  # noqa: E731
+    plan.assumptions += other_readings(plan, cat, replan_of, margin, fixes and not only_owned)
     if not ranked and fixes:  # fixes.py is imported only when there is something to fix
         from gpuwise.advise.fixes import Replan, suggest_fixes
 

@@ -92,9 +92,10 @@ def _keyed_train_attempts(
 ) -> tuple[Keyed, ...]:
     """A layout's training attempts with their keys, made once per search (the same for every
     card with `count` devices). The scenario is the search's own, alive while the memo is."""
-    memo_key = ("train-attempts", id(s), quant, si.choice.engine, count, strategy)
+    node = si.scale.node_devices
+    memo_key = ("train-attempts", id(s), quant, si.choice.engine, count, strategy, node)
     if memo_key not in si.memo:
-        made = train_attempts(s, si.model, quant, si.choice.engine, count, strategy)
+        made = train_attempts(s, si.model, quant, si.choice.engine, count, strategy, node)
         si.memo[memo_key] = tuple((a, request_key(a.req)) for a in made)
     return si.memo[memo_key]  # type: ignore[no-any-return]
 
@@ -111,7 +112,7 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     """The first format that fits in some layout, in the layout that finishes soonest."""
     for quant in si.choice.quants:
         best: Sized | None = None
-        for strategy in train_strategies(count):
+        for strategy in train_strategies(count, si.scale.node_devices):
             attempts = _keyed_train_attempts(s, quant, count, strategy, si)
             found = _first_fit(s, gpu, attempts, si)
             if found is None:

@@ -238,8 +238,11 @@ def _saved_inputs(r: Resolved) -> act.SavedInputs:
 
 
 def _shard(parts: dict[str, float], r: Resolved, c: MemoryConstants) -> None:
-    """Divide model states across GPUs the way DDP, ZeRO, FSDP, TP and PP do."""
+    """Divide model states across GPUs the way DDP, ZeRO, FSDP, TP and PP do; hybrid sharding
+    (hsdp) as FSDP over one machine's devices, every machine a full copy."""
     n, s = r.req.gpus, r.strategy
+    if s == "hsdp":
+        n, s = min(n, r.req.shard_gpus or n), "fsdp"
     if s in ("tp", "dp-attention", "pp"):
         for k in ("weights", "quant_constants", "lora_adapters", "gradients", "optimizer_states"):
             parts[k] /= n

@@ -17,6 +17,7 @@ STRATEGIES = (
     "zero2",
     "zero3",
     "fsdp",
+    "hsdp",
     "zero2-offload",
     "zero3-offload",
     "tp",
@@ -52,6 +53,9 @@ class MemoryRequest:
     train_modules: tuple[str, ...] = ()
     gpus: int = 1
     strategy: str = "none"
+    shard_gpus: int | None = None
+    """Devices a hybrid-sharded layout (hsdp) shards the model states over: one machine's,
+    replicated across machines (PyTorch FSDP HYBRID_SHARD). None: all `gpus`."""
     engine: str | None = None
     ubatch: int | None = None
     """Tokens per prefill step (llama.cpp -ub); None keeps the engine's default."""

@@ -142,11 +142,13 @@ def comm_bytes_per_step(r: Resolved, model_parallel: int = 1, expert_parallel: i
     much of it repeats with gradient accumulation)."""
     req, m = r.req, r.req.model
     n = max(1, req.gpus // max(1, model_parallel))
+    if r.strategy == "hsdp":  # inside one machine's shard group (hybrid_shard_seconds: across)
+        n = min(n, req.shard_gpus or n)
     if req.gpus == 1 or (n == 1 and r.strategy != "tp"):
         return 0.0
     ring = 2 * (n - 1) / n
     params = held_params(r, model_parallel, expert_parallel)
-    if r.strategy in ("zero3", "fsdp", "zero3-offload"):
+    if r.strategy in ("zero3", "fsdp", "hsdp", "zero3-offload"):
         return 1.5 * ring * params * 2  # all-gather forward and backward, reduce-scatter grads
     if r.strategy == "tp":
         act = req.batch * req.seq_len * m.hidden_size * 2
@@ -185,6 +187,25 @@ def comm_bytes_by_cadence(
     if r.strategy in HALF_EACH_MICRO_STEP:
         return total / 2, total / 2
     return total, 0.0
+
+
+def hybrid_shard_seconds(r: Resolved, inside_bps: float, nics_bps: float) -> float:
+    """Network seconds of one micro-step of hybrid sharding (PyTorch FSDP HYBRID_SHARD: full
+    sharding inside each machine, a full copy per machine): the weights are gathered and the
+    gradients reduce-scattered over the machine's own link (comm_bytes_per_step with the shard
+    group), then each device's gradient slice is all-reduced with its peers on the other
+    machines. The machine's devices share its NICs, so the machine sends 2(R − 1)/R × the
+    trainable parameters' gradients (2 bytes each) through them: for LoRA the adapters only,
+    a few hundred MB, where full sharding over every device sends the frozen weights too."""
+    req = r.req
+    shard = min(req.gpus, req.shard_gpus or req.gpus)
+    machines = max(1, req.gpus // max(1, shard))
+    inside = comm_bytes_per_step(r) / inside_bps if shard > 1 else 0.0
+    if machines < 2:
+        return inside
+    adapters, full = trainable_params(r)
+    across = 2 * (machines - 1) / machines * (adapters + full) * 2
+    return inside + across / nics_bps
 
 
 def exposed_comm_seconds(
@@ -295,6 +316,8 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
     across_nodes = bool(s.node_gpus and req.gpus > s.node_gpus and s.network_gbps_per_node)
     link = sc.link(gpu, gpu.max_per_host + 1 if across_nodes else req.gpus)
     link_bps = link_bandwidth_bps(gpu, sc, req.gpus) * link.bus_bandwidth_fraction
+    inside = nics = link_bps
+    overlap = link.overlap_fraction
     if across_nodes and s.node_gpus and s.network_gbps_per_node:
         # across machines the traffic leaves through the node's NICs, which its devices share.
         # A ring over every device, ordered machine by machine (NCCL's rings and trees, one
@@ -308,12 +331,17 @@ def training_speed(r: Resolved, sc: SpeedConstants, s: SpeedInputs) -> SpeedEsti
         inside = link_bandwidth_bps(gpu, sc, s.node_gpus) * near.bus_bandwidth_fraction
         nics = s.network_gbps_per_node / 8 * 1e9 * link.bus_bandwidth_fraction
         link_bps = min(nics, inside)
+        if r.strategy == "hsdp":  # its gathers run inside the machine, overlapped as there
+            overlap = near.overlap_fraction
     ep = min(s.expert_parallel, req.gpus)
     micro_bytes, once_bytes = comm_bytes_by_cadence(r, s.model_parallel, ep)
     if req.gpus == 1:
         micro_bytes = once_bytes = 0.0
     micro = micro_bytes / link_bps + all_to_all_seconds(r, sc, gpu, ep)
-    hidden = link.overlap_fraction * compute
+    if r.strategy == "hsdp" and req.gpus > 1:
+        micro = hybrid_shard_seconds(r, inside, nics) + all_to_all_seconds(r, sc, gpu, ep)
+        once_bytes = 0.0
+    hidden = overlap * compute
     exposed = exposed_comm_seconds(micro, once_bytes / link_bps, hidden, s.grad_accumulation)
     offload = 0.0
     if r.strategy.endswith("offload"):

@@ -43,10 +43,18 @@ def ds_config(v: ExportView, t: ExportTables) -> dict[str, Any]:
         "train_micro_batch_size_per_gpu": v.micro_batch,
         "gradient_accumulation_steps": v.grad_accumulation,
         "train_batch_size": v.global_batch,
-        "zero_optimization": {"stage": zero_stage(v, t)},
+        "zero_optimization": {"stage": zero_stage(v, t), **_hierarchical(v)},
         "bf16": {"enabled": precision == "bf16"},
         "fp16": {"enabled": precision == "fp16"},
     }
+
+
+def _hierarchical(v: ExportView) -> dict[str, int]:
+    """ZeRO++ hierarchical partitioning for a hybrid-sharded plan: the weights' copy per
+    machine (zero_hpz_partition_size = devices per machine)."""
+    if v.strategy != "hsdp" or v.machines < 2:
+        return {}
+    return {"zero_hpz_partition_size": v.devices // v.machines}
 
 
 def trainer_args(v: ExportView, t: ExportTables, layout: bool = True) -> list[str]:
@@ -66,8 +74,8 @@ def trainer_args(v: ExportView, t: ExportTables, layout: bool = True) -> list[st
         words.append(f("grad_checkpointing"))
     if layout and uses_deepspeed(v):
         words += [f("deepspeed"), DS_CONFIG]
-    elif layout and v.strategy == "fsdp":
-        words += [f("fsdp"), t.value("trainer_fsdp", "fsdp") or ""]
+    elif layout and v.strategy in ("fsdp", "hsdp"):
+        words += [f("fsdp"), t.value("trainer_fsdp", v.strategy) or ""]
     return words
 
 
@@ -157,7 +165,8 @@ def accelerate_config(v: ExportView, t: ExportTables) -> dict[str, Any]:
         }
     if distributed == "FSDP":
         config["fsdp_config"] = {
-            "fsdp_sharding_strategy": t.value("accelerate_fsdp_sharding", "fsdp"),
+            "fsdp_sharding_strategy": t.value("accelerate_fsdp_sharding", v.strategy)
+            or t.value("accelerate_fsdp_sharding", "fsdp"),
             "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
         }
     return config
