@@ -121,3 +121,29 @@ def test_a_region_listed_everywhere_is_said_to_be_unconfirmed(cat: Any) -> None:
 
 def _unconfirmed(o: Any) -> bool:
     return any(k == "risk.region_unconfirmed" for k, _ in o.risks)
+
+
+def test_an_unconfirmed_region_ranks_after_confirmed_rentals(cat: Any) -> None:
+    """A region the user names is a requirement: a rental only listed there ranks in the tier
+    after those whose price is quoted for the region (blind w27-02)."""
+    from gpuwise.advise.ranking import marketplace_tier
+
+    plan = make_plan(cat, parse_scenario({**STEADY, "hours_per_day": 12}, "t"), TODAY)
+    s = plan.scenario
+    for o in (*plan.options, *plan.infeasible):
+        if _unconfirmed(o):
+            assert marketplace_tier(s, o)
+    rentals = [o for o in plan.options if o.candidate.kind == "rent"]
+    if any(not _unconfirmed(o) for o in rentals):
+        assert not _unconfirmed(rentals[0])
+
+
+def test_region_us_takes_offers_priced_for_north_america(cat: Any) -> None:
+    """CoreWeave prices its NA regions as one: a US plan ranks them (blind w27-01)."""
+    from gpuwise.advise.regions import find_region, offer_in_region
+
+    region = find_region(cat, "us")
+    assert region is not None
+    provider = cat.providers["coreweave"]
+    offers = [o for o in cat.offers if o.provider == "coreweave"]
+    assert offers and all(offer_in_region(region, provider, o) for o in offers)

@@ -37,8 +37,9 @@ def _uses_owned(o: Option) -> bool:
 
 def _used_value(plan: Plan, owned: list[Option], cat: Catalog) -> float | None:
     """The owned fleet's used value: each owned card at the per-card value the cost model
-    gives the option that uses it (cost/own.py `opportunity_value`, the catalog's resale
-    curve); None where any owned part has no known value."""
+    gives the option that uses it (cost/own.py `opportunity_value`: the newest dated
+    second-hand price aged along the resale curve, else the curve); None where any owned part
+    has no known value."""
     per_card: dict[str, float] = {}
     for o in owned:
         worth = o.cost.details.get("opportunity_value")

@@ -19,11 +19,13 @@ from gpuwise.advise.site import proxy_only, unfit_for_public_service
 def marketplace_tier(s: Scenario, o: Option) -> bool:
     """Ranked after data-centre rentals: a marketplace host, an office consumer card or a
     rental reachable only through its platform's port proxy for a public API, a marketplace
-    host for an organisation that keeps its data in a region."""
+    host for an organisation that keeps its data in a region, and a rental whose presence in
+    the region the user named is not confirmed (blind w27-02: a GH200 listed in all 17 Lambda
+    regions ranked first for a Singapore service)."""
     if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o) or proxy_only(o)):
         return True
-    if any(k == "risk.mainland_sign_up" for k, _ in o.risks):
-        return True  # a China-only platform for a buyer abroad (regions.flag_mainland_rentals)
+    if any(k in ("risk.mainland_sign_up", "risk.region_unconfirmed") for k, _ in o.risks):
+        return True  # a China-only platform abroad, or a region only listed (advise/regions.py)
     return keeps_data_in_region(s) and on_marketplace(o)
 
 

@@ -77,10 +77,11 @@ class PrefillEfficiency(Sourced):
     fraction: float = Field(gt=0, le=1)
     calibrated_on: list[str] = Field(default_factory=list)
     model_kind: Literal["any", "moe"] = "any"
-    """"any": the GEMMs' share for every model, fitted on dense models' measurements only; "moe":
-    an engine's share on mixture-of-experts models, fitted on theirs (their routed, grouped
-    GEMMs and expert traffic are not a dense GEMM's: learnt together, a few MoE servers set the
-    dense FP8 share of an engine to half of what its dense runs reach)."""
+    """"any": the GEMMs' share for every model, fitted on dense models' measurements, MoE prompt
+    benchmarks as they are and MoE servers divided by their engine's MoE factor; "moe": an
+    engine's share on mixture-of-experts models on one architecture, fitted on theirs (a MoE
+    server's routed GEMMs and expert traffic are not a dense GEMM's: taken as they were, six
+    MoE servers set vLLM's dense FP8 share on Hopper to 0.23; estimate/speed_fit_shares.py)."""
 
 
 class KernelPath(Sourced):
