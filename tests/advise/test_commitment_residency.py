@@ -124,15 +124,14 @@ def _unconfirmed(o: Any) -> bool:
 
 
 def test_an_unconfirmed_region_ranks_after_confirmed_rentals(cat: Any) -> None:
-    """A region the user names is a requirement: a rental only listed there ranks in the tier
-    after those whose price is quoted for the region (blind w27-02)."""
-    from gpuwise.advise.ranking import marketplace_tier
+    """A region the user names is a requirement: a rental only listed there ranks after those
+    whose price is quoted for the region, in its own tier of the ranking key (blind w27-02)."""
+    from gpuwise.advise.ranking import TIERS, rank_key
 
     plan = make_plan(cat, parse_scenario({**STEADY, "hours_per_day": 12}, "t"), TODAY)
-    s = plan.scenario
+    key = rank_key(plan.scenario)
     for o in (*plan.options, *plan.infeasible):
-        if _unconfirmed(o):
-            assert marketplace_tier(s, o)
+        assert key(o)[TIERS - 2] == _unconfirmed(o)
     rentals = [o for o in plan.options if o.candidate.kind == "rent"]
     if any(not _unconfirmed(o) for o in rentals):
         assert not _unconfirmed(rentals[0])

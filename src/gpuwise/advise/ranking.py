@@ -19,17 +19,15 @@ from gpuwise.advise.site import proxy_only, unfit_for_public_service
 def marketplace_tier(s: Scenario, o: Option) -> bool:
     """Ranked after data-centre rentals: a marketplace host, an office consumer card or a
     rental reachable only through its platform's port proxy for a public API, a marketplace
-    host for an organisation that keeps its data in a region, and a rental whose presence in
-    the region the user named is not confirmed (blind w27-02: a GH200 listed in all 17 Lambda
-    regions ranked first for a Singapore service)."""
+    host for an organisation that keeps its data in a region."""
     if s.public_api and (on_marketplace(o) or unfit_for_public_service(s, o) or proxy_only(o)):
         return True
-    if any(k in ("risk.mainland_sign_up", "risk.region_unconfirmed") for k, _ in o.risks):
-        return True  # a China-only platform abroad, or a region only listed (advise/regions.py)
+    if any(k == "risk.mainland_sign_up" for k, _ in o.risks):
+        return True  # a China-only platform for a buyer abroad (regions.flag_mainland_rentals)
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
-TIERS = 7
+TIERS = 8
 """The leading elements of the ranking key that are tiers, not money (rank_key)."""
 
 
@@ -44,7 +42,10 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
     all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
     an office consumer card (advise.site), and so does an organisation that keeps its data
-    in a region (advise.marketplace.keeps_data_in_region). An option that meets the speed
+    in a region (advise.marketplace.keeps_data_in_region). A rental only listed in the region
+    the user named, its presence there unconfirmed, ranks after those priced there (blind
+    w27-02: a GH200 listed in all 17 Lambda regions ranked first for a Singapore service;
+    advise/regions.flag_unconfirmed_regions). An option that meets the speed
     target or deadline only at its central estimate is ranked by its total times its shortfall
     factor, what meeting the limit at the slow end of its band would cost (margin.py); one
     whose per-request target no number of replicas reaches at the slow end ranks after those
@@ -54,7 +55,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     user already owns ranks first among options within `margin` of its cost (the prices' own
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, float, float, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, bool, float, float, str]:
         total = ranking_total(o.cost.total, o.risks)
         return (
             incomplete_capex(o),
@@ -65,6 +66,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
             if s.ops_capacity == "strong" or o.candidate.already_owned or preference(s, o) > 1
             else caveats(o),
             marketplace_tier(s, o),
+            any(k == "risk.region_unconfirmed" for k, _ in o.risks),
             any(k == PER_REQUEST_CEILING for k, _ in o.risks),
             total / (1 + margin) if o.candidate.already_owned else total / preference(s, o),
             o.time_hours or 0.0,
