@@ -111,11 +111,13 @@ def _hierarchy(
     levels: Sequence[Callable[[tuple[str, ...]], tuple[str, ...]]],
     anchor: float,
     sc: SpeedConstants,
+    root_parent: Callable[[tuple[str, ...]], float] | None = None,
 ) -> dict[tuple[str, ...], tuple[float, list[str]]]:
     """Pool implied values level by level: root from the anchor, each level from its parent.
 
     `items` are (full key, case id, value); `levels` map a full key to the key at each level,
-    from the root (all "any") to the most specific.
+    from the root (all "any") to the most specific. `root_parent`: each first-level group's
+    own parent value (pooled as any level is), instead of the anchor's prior.
     """
     out: dict[tuple[str, ...], tuple[float, list[str]]] = {}
     for depth, level in enumerate(levels):
@@ -123,7 +125,9 @@ def _hierarchy(
         for key, cid, value in items:
             groups[level(key)].append((cid, value))
         for gkey, members in groups.items():
-            if depth == 0:
+            if depth == 0 and root_parent is not None:
+                parent_value, weight = root_parent(gkey), sc.fit.pooling_cases
+            elif depth == 0:
                 parent_value, weight = anchor, sc.fit.prior_cases
             else:
                 parent_value = out[_parent_key(gkey, levels, depth, members, items)][0]
@@ -252,25 +256,17 @@ def _fit_moe_prefill(
     """Mixture-of-experts shares per engine: the engine at a rate → on a backend → on an
     architecture, the first level pooled toward the dense share of that engine and rate (or
     of the rate): an engine's MoE runs move its dense share only as far as they agree."""
-    out: dict[tuple[str, ...], tuple[float, list[str]]] = {}
     levels: list[Callable[[tuple[str, ...]], tuple[str, ...]]] = [
         lambda k: (k[0], "any", "any", k[3]),
         lambda k: (k[0], k[1], "any", k[3]),
         lambda k: k,
     ]
-    for depth, level in enumerate(levels):
-        groups: dict[tuple[str, ...], list[tuple[str, float]]] = defaultdict(list)
-        for key, cid, value in items:
-            groups[level(key)].append((cid, value))
-        for gkey, members in groups.items():
-            if depth == 0:
-                parent = dense.get(gkey) or dense.get(("any", "any", "any", gkey[3]))
-                parent_value = parent[0] if parent else sc.fit.prefill_fraction
-            else:
-                parent_value = out[_parent_key(gkey, levels, depth, members, items)][0]
-            value = _pooled([v for _, v in members], parent_value, sc.fit.pooling_cases)
-            out[gkey] = (value, sorted(c for c, _ in members))
-    return out
+
+    def dense_parent(gkey: tuple[str, ...]) -> float:
+        parent = dense.get(gkey) or dense.get(("any", "any", "any", gkey[3]))
+        return parent[0] if parent else sc.fit.prefill_fraction
+
+    return _hierarchy(items, levels, sc.fit.prefill_fraction, sc, root_parent=dense_parent)
 
 
 def _entries(
