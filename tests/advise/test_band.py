@@ -14,6 +14,7 @@ import pytest
 from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex
 from gpuwise.advise.margin import (
     hours_band,
+    purchase_units,
     ranking_total,
     slow_hours,
     slow_tokens_per_s,
@@ -100,8 +101,9 @@ def test_target_met_only_at_the_central_estimate_is_a_stated_risk() -> None:
 
 def test_an_option_at_risk_is_ranked_by_its_total_times_its_shortfall() -> None:
     """An option that meets the target only at its central estimate carries its shortfall
-    factor (target ÷ p10) and is ranked by its total times it: never above a safe option of its
-    tier that costs less than that insured total, never below one that costs more."""
+    factor (target ÷ p10) and is ranked by its total times it, rounded up to the whole machines
+    or cards it comes in: never above a safe option of its tier that costs less than that
+    insured total, never below one that costs more."""
     o = _banded(_plan(SERVE))
     target = (slow_tokens_per_s(o.sized) + o.sized.tokens_per_s) / 2
     plan = _plan({**SERVE, "workload": {**SERVE["workload"], "target_tokens_per_s": target}})
@@ -113,7 +115,7 @@ def test_an_option_at_risk_is_ranked_by_its_total_times_its_shortfall() -> None:
         params = dict(x.risks)["risk.throughput_band"]
         assert params["factor"] == pytest.approx(target / slow_tokens_per_s(x.sized))
     same = [x for x in priced if key(x)[:TIERS] == key(o)[:TIERS]]
-    insured = [ranking_total(x.cost.total, x.risks) for x in same]
+    insured = [ranking_total(x.cost.total, x.risks, purchase_units(x.candidate)) for x in same]
     assert insured == sorted(insured)
 
 

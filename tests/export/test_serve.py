@@ -126,9 +126,15 @@ def test_ollama_matches_the_estimate(export: Any, plans: Any, catalog: Any, tmp_
 
 def test_replicas_and_checkpoint_formats_are_said(export: Any, plans: Any, tables: Any) -> None:
     plan = plans["cost-extreme"]
-    n = first(plan, lambda o: o.sized.replicas > 1)
+    n = first(plan, lambda o: o.sized.replicas > 1 and o.sized.machines_per_replica == 1)
     assert "export.note_replicas" in dict(export("cost-extreme", "vllm", n)[1].notes)
-    awq = first(plan, lambda o: tables.value("vllm_quantization", o.sized.quant) == "awq")
+    awq = first(
+        plan,
+        lambda o: (
+            tables.value("vllm_quantization", o.sized.quant) == "awq"
+            and o.sized.machines_per_replica == 1
+        ),  # a replica over machines is not exported
+    )
     note = dict(export("cost-extreme", "vllm", awq)[1].notes)["export.note_checkpoint"]
     assert note["method"] == "AWQ"
 

@@ -23,6 +23,7 @@ Pure: reads the SpeedEstimate a sizing carries.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.scenario import Scenario
@@ -184,10 +185,26 @@ def shortfall_factor(risks: list[Fired]) -> float:
     return max([1.0, *factors])
 
 
-def ranking_total(total: float, risks: list[Fired]) -> float:
+def ranking_total(total: float, risks: list[Fired], units: int | None = None) -> float:
     """The total an option is ranked by: its own, scaled by its shortfall factor (the
-    replicas or devices that meeting its limits at the slow end would add)."""
-    return total * shortfall_factor(risks)
+    replicas or devices that meeting its limits at the slow end would add), rounded up to the
+    whole `units` it is bought or rented in: one 8-GPU node 11% short of a deadline needs a
+    second node, not 11% more of one (blind w27-01: a single node at 91% of the deadline,
+    ranked as if it cost 1.11x, came before a two-node cluster that finished in half).
+    `units` None: the factor as it is (what the risk says)."""
+    factor = shortfall_factor(risks)
+    if factor > 1.0 and units:
+        factor = math.ceil(factor * units - 1e-9) / units
+    return total * factor
+
+
+def purchase_units(candidate: Any) -> int:
+    """How many units an option is bought or rented in, the step more of it comes in:
+    machines (rented instances, bought systems), or cards for cards in a host."""
+    nodes = max(1, int(getattr(candidate, "nodes", 1) or 1))
+    if candidate.kind == "own" and candidate.system is None:
+        return max(1, int(candidate.cards or candidate.count)) * nodes
+    return nodes
 
 
 BAND_RISKS = (

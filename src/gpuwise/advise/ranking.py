@@ -9,7 +9,7 @@ from typing import Any
 
 from gpuwise.advise.candidates import DOMESTIC_VENDORS
 from gpuwise.advise.evaluate import Option, caveats, incomplete_capex
-from gpuwise.advise.margin import PER_REQUEST_CEILING, ranking_total
+from gpuwise.advise.margin import PER_REQUEST_CEILING, purchase_units, ranking_total
 from gpuwise.advise.marketplace import keeps_data_in_region, on_marketplace
 from gpuwise.advise.quality import QUALITY_FLOOR_RISKS
 from gpuwise.advise.scenario import Scenario
@@ -56,7 +56,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
     def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, bool, float, float, str]:
-        total = ranking_total(o.cost.total, o.risks)
+        total = ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
         return (
             incomplete_capex(o),
             not o.sized.speed_known,

@@ -19,12 +19,12 @@ from collections.abc import Callable
 
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.labels import option_label
-from gpuwise.advise.margin import ranking_total, slow_hours
+from gpuwise.advise.margin import purchase_units, ranking_total, slow_hours
 from gpuwise.advise.report_model import TimeTie
 
 
 def _rank_total(o: Option) -> float:
-    return ranking_total(o.cost.total, o.risks)
+    return ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
 
 
 def _long_hours(o: Option) -> float:
