@@ -178,3 +178,21 @@ def test_replicas_of_single_cards_carry_no_pcie_risk_and_say_replicas() -> None:
     report = plan_report(load_catalog(), plan, 40)
     labels = [_hardware(o) for o in report.options if o.machines > 1]
     assert labels and all("replicas" in text for text in labels)
+
+
+def test_a_dense_replica_over_machines_is_said_to_split_its_layers() -> None:
+    """A dense model split over machines runs its layers in stages (pipeline parallel); its
+    risk names no experts (blind w28-01)."""
+    data = {
+        "workload": {"kind": "serve", "model": "qwen3-32b", "engine": "vllm", "concurrency": 16,
+                     "prompt_tokens": 6000, "cached_prompt_share": 0.5, "gen_tokens": 600,
+                     "target_tokens_per_s_per_request": 35},
+        "months": 12, "hours_per_day": 16, "region": "asia-pacific", "entity": "company",
+        "currency": "USD",
+    }  # fmt: skip
+    plan = _plan(data)
+    spans = [o for o in plan.options + plan.infeasible if o.sized.machines_per_replica > 1]
+    assert spans, "no dense replica over several machines was tried"
+    for o in spans:
+        keys = {k for k, _ in o.risks}
+        assert "risk.replica_spans_dense" in keys and "risk.replica_spans" not in keys

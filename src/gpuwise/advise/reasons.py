@@ -278,7 +278,11 @@ def option_risks(
         o.risks.append(("risk.step_tokens", {"tokens": o.sized.step_tokens}))
     if o.sized.machines_per_replica > 1:
         span = o.sized.machines_per_replica
-        o.risks.append(("risk.replica_spans", {"machines": span, "replicas": o.sized.replicas}))
+        from gpuwise.advise.workload import workload_model
+
+        moe = workload_model(cat, s)[0].moe is not None  # dense: layers split, not experts
+        key = "risk.replica_spans" if moe else "risk.replica_spans_dense"
+        o.risks.append((key, {"machines": span, "replicas": o.sized.replicas}))
     if o.sized.compressed_for_target:
         fitted = o.sized.compressed_for_target
         o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))
