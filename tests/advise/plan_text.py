@@ -57,6 +57,8 @@ ALLOWED_IN_ZH = frozenset(
         # data-protection law and certification quoted by name (GDPR Art. 28, ISO 27001)
         "GDPR",
         "ISO",
+        # the distributed runtime vLLM launches a replica across machines with
+        "Ray",
         # a US rate and regulation quoted by name (F&A, 2 CFR 200.1)
         "F",
         "A",
