@@ -146,3 +146,11 @@ def test_region_us_takes_offers_priced_for_north_america(cat: Any) -> None:
     provider = cat.providers["coreweave"]
     offers = [o for o in cat.offers if o.provider == "coreweave"]
     assert offers and all(offer_in_region(region, provider, o) for o in offers)
+
+
+def test_a_provider_mostly_in_the_named_region_is_not_flagged(cat: Any) -> None:
+    """Lambda lists 10 of its 17 regions in the US: a US plan takes it as there (w29-02)."""
+    plan = make_plan(cat, parse_scenario({**STEADY, "region": "us"}, "t"), TODAY)
+    lambdas = [o for o in (*plan.options, *plan.infeasible) if o.candidate.provider is not None
+               and o.candidate.provider.id == "lambda"]  # fmt: skip
+    assert lambdas and not any(_unconfirmed(o) for o in lambdas)

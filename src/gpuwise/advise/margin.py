@@ -30,6 +30,7 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.estimate.speed import SpeedEstimate
 
 if TYPE_CHECKING:
+    from gpuwise.advise.candidates import Candidate
     from gpuwise.advise.sized import Sized
 
 Fired = tuple[str, dict[str, Any]]
@@ -198,10 +199,10 @@ def ranking_total(total: float, risks: list[Fired], units: int | None = None) ->
     return total * factor
 
 
-def purchase_units(candidate: Any) -> int:
+def purchase_units(candidate: Candidate) -> int:
     """How many units an option is bought or rented in, the step more of it comes in:
     machines (rented instances, bought systems), or cards for cards in a host."""
-    nodes = max(1, int(getattr(candidate, "nodes", 1) or 1))
+    nodes = max(1, candidate.nodes)
     if candidate.kind == "own" and candidate.system is None:
         return max(1, int(candidate.cards or candidate.count)) * nodes
     return nodes

@@ -175,9 +175,11 @@ def first_token_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[F
         return []
     band = (speed.band or {}).get("time_to_first_token_s")
     slow = max(band) if band else ttft
-    if slow < plan_value(cat, "first_token_wait_seconds"):
+    limit = plan_value(cat, "first_token_wait_seconds")
+    if slow < limit:
         return []
-    params = {"prompt": w.prompt_tokens or 0, "seconds": ttft, "slow_seconds": slow}
+    prompt = options[0].sized.prompt_tokens or w.prompt_tokens or 0  # the prompt it sized
+    params = {"prompt": prompt, "seconds": ttft, "slow_seconds": slow, "limit": limit}
     return [("plan.note_first_token", params)]
 
 

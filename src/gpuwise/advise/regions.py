@@ -17,6 +17,7 @@ from gpuwise.catalog.names import normalize
 from gpuwise.catalog.schema_advise import Region
 from gpuwise.catalog.schema_cloud import Offer, Provider
 from gpuwise.errors import UserError
+from gpuwise.i18n import LANGS
 
 ANY = ("any", "", "all", "anywhere", "不限")
 
@@ -99,7 +100,9 @@ def flag_unconfirmed_regions(options: list[Any], region: Region | None) -> None:
     """A rental matched to the scenario's region only by a provider's list of every region
     (Lambda's SkyPilot rows list each type in all 17): the risk says to check that the type is
     sold there, which matters most where the region is a data-residency rule (blind w25-04: a
-    GH200 "in" europe-central-1 ranked first for a GDPR buyer)."""
+    GH200 "in" europe-central-1 ranked first for a GDPR buyer). Where most of the listed
+    regions lie in the named one, the provider plainly operates there and nothing is flagged
+    (blind w29-02: Lambda, 10 of its 17 regions in the US, ranked down for a US buyer)."""
     if region is None or (region.id == "global" and not region.codes):
         return
     for o in options:
@@ -107,8 +110,9 @@ def flag_unconfirmed_regions(options: list[Any], region: Region | None) -> None:
         p, offer = c.provider, c.offer
         if c.kind != "rent" or p is None or offer is None or not p.regions_unconfirmed:
             continue
-        if price_region(p, offer) is None:
-            names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in ("en", "zh")}
+        inside = sum(in_region(region, code) for code in offer.regions)
+        if price_region(p, offer) is None and 2 * inside <= len(offer.regions):
+            names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in LANGS}
             o.risks.append(("risk.region_unconfirmed", {**names, "region": region.id}))
 
 

@@ -257,6 +257,8 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     """The three answers, one line each, in the user's language."""
     a = plan.answers
     if not plan.options:
+        if plan.unchecked and plan.infeasible:  # the priced ones break a limit (blind w29-04)
+            return [t("plan.answer_unchecked_and_blocked")]
         if plan.unchecked:
             return [t("plan.answer_only_unchecked")]
         # "see the changes below" only where the search found one (blind w12-05: an empty list)
