@@ -153,6 +153,9 @@ QUANTITIES: dict[str, Quantity] = {
     "busy_hours": Quantity(
         "hours", 0, 24, "a day has 24 hours; a plan needs some use", lo_open=True
     ),
+    "days_per_week": Quantity(
+        "days", 0, 7, "a week has 7 days; a plan needs some use", lo_open=True
+    ),
     "months": Quantity(
         "months",
         0,

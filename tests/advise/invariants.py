@@ -77,7 +77,7 @@ def _power_bound(cat: Catalog, plan: Plan, o: Option) -> float:
     if spec.gpu_load_w is not None:
         assert spec.gpu_load_w <= tdp + 1e-9, (c.label, spec.gpu_load_w, tdp)
     hours = o.cost.details.get("busy_hours", 0.0) + o.cost.details.get("idle_hours", 0.0)
-    cards_w = spec.count * tdp
+    cards_w = (spec.count + spec.idle_cards) * tdp  # owned cards left unused sit in the box
     if c.owned_kept:  # owned cards kept beside the bought ones: each at its own TDP
         kept = [(cat.gpu(g), n) for g, n in c.owned_kept]
         kept_w = sum((g.tdp_w or 0.0) * g.devices_per_card * n for g, n in kept)
@@ -277,7 +277,21 @@ def _seller_format(o: Option) -> tuple[object, ...]:
     seller = (c.provider.id if c.provider else "", c.offer.instance if c.offer else "")
     system = c.system.id if c.system else ""
     kept = tuple(c.owned_kept)  # owned cards kept beside bought ones: other hardware
-    return (c.kind, c.gpu.id, c.already_owned, kept, *seller, system, c.billing, o.sized.quant)
+    # owned machines serving their share beside a rental: the rental serves only the rest of
+    # the requests, at the rate those few give (a property run compared 8 rented nodes for
+    # the rest with 4 for the whole load)
+    beside = tuple(c.beside_owned)
+    return (
+        c.kind,
+        c.gpu.id,
+        c.already_owned,
+        kept,
+        beside,
+        *seller,
+        system,
+        c.billing,
+        o.sized.quant,
+    )
 
 
 def check_more_devices_faster(plan: Plan) -> None:

@@ -234,11 +234,16 @@ def _catalog_strings(cat: Catalog) -> list[str]:
     return sorted((n for n in names if n), key=len, reverse=True)
 
 
+LATIN = r"[A-Za-z0-9_-]"
+"""A name's edge: a Latin letter, digit or dash goes on the word; a Chinese character abuts it
+as written Chinese does ("Verda（DataCrunch）的 b300")."""
+
+
 def _catalog_pattern(cat: Catalog) -> re.Pattern[str]:
     return cat.derived(
         "test-plan-text-names",
         lambda: re.compile(
-            "|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])" for n in _catalog_strings(cat))
+            "|".join(rf"(?<!{LATIN}){re.escape(n)}(?!{LATIN})" for n in _catalog_strings(cat))
         ),
     )
 
@@ -251,7 +256,7 @@ def text_defects(cat: Catalog, text: str, lang: str, user: tuple[str, ...] = ())
     found += [f"i18n key {m.group(0)!r}" for m in DOTTED.finditer(text) if m.group(1) in spaces]
     if lang == "zh":
         for quoted in sorted(filter(None, user), key=len, reverse=True):
-            text = re.sub(rf"(?<![\w-]){re.escape(quoted)}(?![\w-])", " ", text)
+            text = re.sub(rf"(?<!{LATIN}){re.escape(quoted)}(?!{LATIN})", " ", text)
         # a setting first: its key may also be a catalog word ('region: any')
         rest = _catalog_pattern(cat).sub(" ", SCENARIO_SETTING.sub(" ", text))
         for pattern in (ADDRESS, FILE_PATH, COMMAND, FLAG, VERSION, KERNEL):

@@ -30,8 +30,16 @@ def plan() -> Any:
     return _plan()
 
 
+def _loses_gpu(o: Any) -> bool:
+    return o.candidate.provider is not None and o.candidate.provider.restart_bound_to_host is True
+
+
 def test_hourly_rentals_of_a_part_day_service_carry_the_risk(plan: Any) -> None:
-    hourly = [o for o in plan.options if o.candidate.billing in ("on-demand", "spot")]
+    hourly = [
+        o
+        for o in plan.options
+        if o.candidate.billing in ("on-demand", "spot") and not _loses_gpu(o)
+    ]
     assert hourly
     for o in hourly:
         risk = dict(o.risks).get("risk.daily_restart")
@@ -52,3 +60,21 @@ def test_no_risk_around_the_clock_or_on_a_monthly_plan(plan: Any) -> None:
     for o in plan.options:
         if o.candidate.billing in ("monthly", "yearly") or o.candidate.kind == "own":
             assert "risk.daily_restart" not in dict(o.risks), o.candidate.label
+
+
+def test_a_rental_that_loses_its_gpu_when_stopped_is_priced_running() -> None:
+    """Blind w29-01: where a stopped instance gives its GPU back to the market (AutoDL), a
+    service is kept running: billed every hour of the month, the saving of a stop said in a
+    rule, never priced as a nightly stop."""
+    plan = _plan(region="cn")
+    every = plan.options + plan.infeasible + plan.unchecked
+    kept = [o for o in every if _loses_gpu(o) and o.candidate.billing in ("on-demand", "spot")]
+    assert kept, "no hourly rental on a provider whose stopped instances lose their GPU"
+    for o in kept:
+        assert o.busy_hours_per_month == pytest.approx(HOURS_PER_MONTH), o.candidate.label
+        assert "risk.daily_restart" not in dict(o.risks), o.candidate.label
+        rule = dict(o.rules).get("kept-running")
+        assert rule is not None and rule["hours"] == 10, (o.candidate.label, o.rules)
+    around = _plan(hours_per_day=24)
+    for o in around.options:
+        assert "kept-running" not in dict(o.rules), o.candidate.label

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
@@ -52,3 +54,20 @@ def test_company_in_a_server_room_pays_more_than_a_household_at_home() -> None:
     assert owned(firm) > 1.8 * owned(home)  # PUE 1.8 and a dearer business tariff
     power = next(p for k, p in firm.assumptions if k == "plan.assume_power")
     assert power["pue"] == 1.8 and "business" in power["who_en"]
+
+
+def test_owned_cards_left_unused_in_the_box_draw_their_idle_power() -> None:
+    """Blind w28-05: serving on 1 of 4 owned V100s charged only that card's draw, as if the
+    3 others were not in the powered machine. Each option's energy is its busy cards at load
+    plus the owned cards it leaves unused at idle, so the gap between 1 and 4 cards is the
+    difference of their loads, not the whole of 3 cards' draw."""
+    plan = make_plan(load_catalog(), parse_scenario(V100_SERVICE, "test"), TODAY)
+    owned = {o.candidate.cards: o for o in plan.options if o.candidate.already_owned}
+    assert {1, 4} <= set(owned), sorted(owned)
+    for cards, o in owned.items():
+        spec = o.own_spec
+        assert spec is not None and spec.gpu_load_w and spec.gpu_idle_w
+        assert spec.idle_cards == 4 - cards
+        watts = cards * spec.gpu_load_w + (4 - cards) * spec.gpu_idle_w + spec.host_load_w
+        kwh = o.cost.details["busy_hours"] * watts / 1000 * spec.pue
+        assert o.cost.details["energy_kwh"] == pytest.approx(kwh, rel=1e-9), cards

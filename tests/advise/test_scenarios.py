@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.plan import Plan, make_plan, workload_model
 from gpuwise.advise.regions import in_region
 from gpuwise.advise.scenario import parse_scenario
@@ -254,6 +255,12 @@ SYSTEM_EXPECT: dict[str, Any] = {
     ),
     "dropped_rule": lambda p, w: _check(p.dropped.get(w, 0) > 0, p.dropped),
     "own_gpu_only_as_system": _own_gpu_only_as_system,
+    "top_no_idle_devices": lambda p, w: _check(
+        (_best(p).candidate.idle_devices == 0) == w, _best(p).candidate.label
+    ),
+    "top_meets_at_slow_end": lambda p, w: _check(
+        (not at_risk_of_missing(_best(p).risks)) == w, _best(p).risks
+    ),
     "within_budget_total": _within_budget_total,
 }
 EXPECT.update(SYSTEM_EXPECT)

@@ -22,6 +22,7 @@ def answers_of(
     tier: Callable[[Option], object] = lambda o: None,
     runs_per_month: float | None = None,
     deadline_days: float | None = None,
+    days_per_week: float = 7.0,
 ) -> Answers:
     """buy_or_rent, vendor, card, cloud from the cheapest ranked options of each kind.
 
@@ -41,7 +42,10 @@ def answers_of(
     if own and rent and not incomplete_capex(best):
         gap = abs(own.cost.total - rent.cost.total)
         if gap <= margin * min(own.cost.total, rent.cost.total):
-            verdict, either = "either", _deciders(own, rent, months, margin, runs_per_month)
+            verdict, either = (
+                "either",
+                _deciders(own, rent, months, margin, runs_per_month, days_per_week),
+            )
     cloud = None
     if verdict != "buy" and rent and rent.candidate.provider:
         ties = _rental_ties(options, rent, margin, tier)
@@ -54,7 +58,7 @@ def answers_of(
         buy_or_rent=verdict,
         vendor=c.gpu.vendor,
         card=c.gpu.id,
-        count=c.cards or c.count,
+        count=c.cards * max(1, c.nodes) if c.cards else c.count,  # every machine's cards
         system=c.system.id if c.system else None,
         systems=c.systems or None,
         cloud=cloud,
@@ -96,7 +100,12 @@ def _rental_ties(
 
 
 def _deciders(
-    own: Option, rent: Option, months: float, margin: float, runs_per_month: float | None
+    own: Option,
+    rent: Option,
+    months: float,
+    margin: float,
+    runs_per_month: float | None,
+    days_per_week: float = 7.0,
 ) -> Either:
     """What settles a near tie: owning wins above `own_above_hours_per_day` of use; renting
     wins if the project ends before `rent_before_month` (None where that side never wins).
@@ -112,7 +121,8 @@ def _deciders(
             rent_before_month=None,
             own_above_runs_per_month=_break_even_runs(own, rent, runs_per_month),
         )
-    be = break_even_of(own, rent, months) if own.own_spec and rent.rent_spec else None
+    priced = own.own_spec and rent.rent_spec
+    be = break_even_of(own, rent, months, days_per_week) if priced else None
     hours = be.hours_per_day if be else None
     return Either(
         own=option_label(own),

@@ -15,6 +15,7 @@ from typing import Any
 
 from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.margin import (
+    at_risk_of_missing,
     deadline_check,
     month_hours_check,
     per_request_check,
@@ -23,6 +24,7 @@ from gpuwise.advise.margin import (
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import Sized, joined_machines
+from gpuwise.advise.stop_start import rental_busy_hours
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost import CostOption, OwnSpec, RentSpec, RentUsage, own_cost, rent_cost
@@ -94,18 +96,25 @@ def best_use_of_each_system(
 ) -> list[Option]:
     """One way to use each system purchase: the same servers bought with fewer or more of
     their devices busy are the same money spent (only the power differs), so the list shows
-    it once, in the way an owner would run it: the least compressed format, then the fastest
-    (the shortest run, the most tokens/s). Ranked by cost alone, 2 of 8 cards at 4 bits beat
-    all 8 at FP8 by their idle cards' power (blind w12-04). Without `bits`, the best-ranked."""
+    it once, in the way an owner would run it: a use that meets the targets at the slow end
+    of its band first, then the least compressed format, then the fastest (the shortest run,
+    the most tokens/s). Ranked by cost alone, 2 of 8 cards at 4 bits beat all 8 at FP8 by
+    their idle cards' power (blind w12-04); by format alone, one 16-bit copy on 4 of 8 NPUs
+    that meets the target only at its central estimate beat two 8-bit copies on all 8 that
+    meet it at the slow end, the owner's obvious use of the idle half (blind w29-04): the
+    same order as the sizing's own layout choice (advise/sizing._pick). Without `bits`, the
+    best-ranked."""
     groups: dict[tuple[object, ...], list[Option]] = {}
     for o in ranked:
         c = o.candidate
         if c.system is not None and not c.already_owned:  # beside owned ones: another use
             groups.setdefault((c.system.id, c.systems, c.beside_owned), []).append(o)
 
-    def use(o: Option) -> tuple[float, float]:
+    def use(o: Option) -> tuple[bool, float, float]:
+        if not bits:
+            return (False, 0.0, 0.0)
         speed = 1.0 / o.time_hours if o.time_hours else o.sized.tokens_per_s
-        return (bits(o.sized.quant) if bits else 0.0, speed if bits else 0.0)
+        return (not at_risk_of_missing(o.risks), bits(o.sized.quant), speed)
 
     chosen = {id(max(members, key=use)) for members in groups.values()}  # ties: best-ranked
     return [
@@ -177,7 +186,8 @@ def schedule(s: Scenario, sized: Sized) -> Schedule:
         months_per_run = math.ceil(hours / HOURS_PER_MONTH - 1e-9)
         active = min(months, max(1, math.ceil(runs - 1e-9)) * months_per_run)
         return Schedule(total / months, hours, months, active)
-    return Schedule(busy_hours_per_month(s.hours_per_day), None, s.months, s.months)
+    busy = busy_hours_per_month(s.hours_per_day, s.days_per_week)
+    return Schedule(busy, None, s.months, s.months)
 
 
 def usage_hours(s: Scenario, sized: Sized) -> tuple[float, float | None]:
@@ -274,6 +284,7 @@ def _price_machine(
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
         overhead = session_overhead(cat, c.provider.id, c.provider.hosting, download_gb(cat, s))
         usage = replace(rent_usage(s, sized), session_hours=overhead.hours, sessions=sessions_of(s))
+        busy = rental_busy_hours(s, c, busy)  # kept running where a stop loses the GPU
         cost = rent_cost(rent.spec, busy, sch.months, usage, sch.active_months)
         stale = sum(p.stale for p in rent.prices[:1])
         if run_hours is not None and rent.spec.billing not in COMMIT_MONTHS:
@@ -325,7 +336,8 @@ def own_options(s: Scenario, c: Candidate) -> OwnOptions:
     """
     base = power_options(s)
     if c.already_owned:
-        return replace(base, owned=True, host_owned=s.owns_host)
+        idle = unused_owned_cards(s, c)
+        return replace(base, owned=True, host_owned=s.owns_host, idle_cards=idle)
     host: float | None = s.host_price
     single_consumer = c.cards == 1 and c.gpu.gpu_class == "consumer" and c.gpu.cooling == "active"
     in_own_pc = s.owns_host and single_consumer
@@ -333,6 +345,20 @@ def own_options(s: Scenario, c: Candidate) -> OwnOptions:
         host = 0.0
     card = 0.0 if c.unpriced_card else None
     return replace(base, card_price=card, host_price=host, host_owned=in_own_pc)
+
+
+MACHINE_CARDS = 8
+"""Cards one owned machine is taken to hold: owned cards beyond it sit in another machine,
+switched off when unused."""
+
+
+def unused_owned_cards(s: Scenario, c: Candidate) -> int:
+    """Owned cards of this kind left unused in the machines the job powers on: the machines
+    holding the cards it uses, `MACHINE_CARDS` each."""
+    owned = sum(o.count for o in s.owns if o.gpu == c.gpu.id)
+    used = c.cards or c.count
+    machines = -(-used // MACHINE_CARDS)
+    return max(0, min(owned, machines * MACHINE_CARDS) - used)
 
 
 def spend_of(s: Scenario, o: Option) -> float:

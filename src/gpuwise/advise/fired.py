@@ -46,7 +46,7 @@ def _tie(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
     }
     if own.candidate.already_owned:
         return ("owned-tie", params)
-    be = break_even_of(own, rent, months)
+    be = break_even_of(own, rent, months, plan.scenario.days_per_week)
     params["busy_hours_per_month"] = rent.busy_hours_per_month
     params["months"] = months
     params["break_even"] = (
@@ -63,12 +63,14 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> 
     cur, months = plan.currency, plan.scenario.months
     if tied(own, rent, margin, cur):
         return _tie(plan, own, rent, margin)
-    be = break_even_of(own, rent, months)
+    be = break_even_of(own, rent, months, plan.scenario.days_per_week)
     if own.cost.total <= rent.cost.total:
         return (
             "own-when-busy",
             {
-                "hours_per_day": round(hours_per_day_of(own), 1),
+                "hours_per_day": round(
+                    hours_per_day_of(own) * 7.0 / plan.scenario.days_per_week, 1
+                ),
                 "months": months,
                 "option": _label(own),
                 "own_total": money(own.cost.total, cur),

@@ -46,18 +46,29 @@ def hours_per_day_of(o: Option) -> float:
     return o.busy_hours_per_month / DAYS_PER_MONTH
 
 
-def break_even_of(own: Option, rent: Option, months: float) -> BreakEven:
-    """Break-even between an owning and a renting option at the owning option's use."""
+def break_even_of(
+    own: Option, rent: Option, months: float, days_per_week: float = 7.0
+) -> BreakEven:
+    """Break-even between an owning and a renting option at the owning option's use, in
+    hours of each of the `days_per_week` days in use."""
     assert own.own_spec and rent.rent_spec and rent.usage
-    h = hours_per_day_of(own)
-    scales = (_scale(own, months, h), _scale(rent, months, h))
-    return break_even(own.own_spec, rent.rent_spec, h, months, rent.usage, scales=scales)
+    h = hours_per_day_of(own) * 7.0 / days_per_week
+    scales = (_scale(own, months, h, days_per_week), _scale(rent, months, h, days_per_week))
+    return break_even(
+        own.own_spec,
+        rent.rent_spec,
+        h,
+        months,
+        rent.usage,
+        scales=scales,
+        days_per_week=days_per_week,
+    )
 
 
-def _scale(o: Option, months: float, hours_per_day: float) -> float:
+def _scale(o: Option, months: float, hours_per_day: float, days_per_week: float) -> float:
     """The option's total over what its spec alone bills at the horizon (items the planner
     added: a spare replica, a standby, a share of a rack), 1 where either is not positive."""
-    busy = busy_hours_per_month(hours_per_day)
+    busy = busy_hours_per_month(hours_per_day, days_per_week)
     if o.own_spec is not None:
         base = own_cost(o.own_spec, busy, months).total
     else:

@@ -67,6 +67,7 @@ from gpuwise.advise.workload import (
 )
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
+from gpuwise.cost.model import busy_hours_per_month
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context, make_context
 from gpuwise.estimate.constants import MemoryConstants
@@ -363,6 +364,7 @@ def make_plan(
             tier,
             s.workload.runs_per_month if s.workload.one_off() else None,
             s.deadline_days,
+            s.days_per_week,
         ),
         dropped=cs.dropped,
         dropped_examples=cs.examples,
@@ -377,6 +379,10 @@ def make_plan(
         plan.assumptions.append(("plan.assume_buyer_cn", {}))
     if s.one_run_assumed():
         plan.assumptions.append(("plan.note_one_run", {}))
+    if s.days_per_week < 7 and not s.workload.one_off():
+        busy = busy_hours_per_month(s.hours_per_day, s.days_per_week)
+        week = {"hours": s.hours_per_day, "days": s.days_per_week, "busy": busy}
+        plan.assumptions.append(("plan.note_days_per_week", week))
     if s.domestic_preference_pct:
         plan.assumptions.append(
             ("plan.note_domestic_preference", {"pct": s.domestic_preference_pct})

@@ -40,7 +40,7 @@ def other_readings(
     if replans and not s.data_may_leave:
         from gpuwise.advise.residency_note import residency_note
 
-        out += residency_note(plan, replan_of(), margin)
+        out += residency_note(plan, cat, replan_of(), margin)
     if replans and s.owns:
         from gpuwise.advise.owned_note import owned_note
 

@@ -9,10 +9,11 @@ from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import VISION_SUFFIX, Scenario
 from gpuwise.advise.site import legacy_driver_risk, site_risks
+from gpuwise.advise.stop_start import restart_note
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
-from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.catalog.systems import sold_as_system
+from gpuwise.cost.model import busy_hours_per_month
 from gpuwise.cost.session import needs_quota_request
 from gpuwise.estimate.memory import gpu_capacity_bytes
 from gpuwise.i18n import LANGS, t
@@ -93,27 +94,6 @@ def _spot_risks(s: Scenario, o: Option) -> None:
             },
         )
     )
-
-
-def _restart_risk(s: Scenario, o: Option) -> None:
-    """A standing service rented by the hour for part of each day is priced for its busy
-    hours only, which means stopping the instance every night and starting it again every
-    morning: the GPU may not be free then (a marketplace host, a crowded zone), and the disk
-    keeps billing. The risk says so, with what keeping it on around the clock would cost
-    (blind w18-01)."""
-    c, w = o.candidate, s.workload
-    if c.kind != "rent" or w.kind == "train" or w.one_off() or s.hours_per_day >= 24:
-        return
-    if c.billing not in ("on-demand", "spot") or not o.busy_hours_per_month:
-        return
-    compute = o.cost.items.get("compute", 0.0)
-    always_on = compute * HOURS_PER_MONTH / o.busy_hours_per_month
-    if always_on > compute * 1.05:
-        from gpuwise.advise.fired_billing import money
-
-        cur = o.cost.currency
-        params = {"hours": s.hours_per_day, "always_on": money(always_on, cur)}
-        o.risks.append(("risk.daily_restart", {**params, "compute": money(compute, cur)}))
 
 
 def _hardware_rules(cat: Catalog, o: Option, feats: dict[tuple[str, str], str]) -> None:
@@ -255,7 +235,7 @@ def option_risks(
     c, g = o.candidate, o.candidate.gpu
     _framework_checks(cat, s, o, feats, vision)
     _spot_risks(s, o)
-    _restart_risk(s, o)
+    restart_note(s, o, busy_hours_per_month(s.hours_per_day, s.days_per_week))
     _hardware_rules(cat, o, feats)
     _sizing_rules(s, o, choice)
     # a layer split sizes a pooled device (advise/owned_sizing.py): its memory is the cards';
@@ -355,7 +335,13 @@ def message(key: str, params: dict[str, Any]) -> str:
 
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if get_lang() == "zh" else params["note_en"]}
-    return t(key, **words(params))
+    named = words(params)
+    text = t(key, **named)
+    if get_lang() != "zh":
+        return text
+    from gpuwise.i18n import unspaced_zh
+
+    return unspaced_zh(text, [str(v) for k, v in named.items() if v != params.get(k)])
 
 
 def words(params: dict[str, Any]) -> dict[str, Any]:
@@ -386,17 +372,20 @@ def words(params: dict[str, Any]) -> dict[str, Any]:
 
 def rule_text(cat: Catalog, rule_id: str, lang: str, params: dict[str, Any]) -> str:
     """A rule's text filled with its numbers; the correction follows where the guide is wrong."""
-    from gpuwise.i18n import fill, tidy_zh
+    from gpuwise.i18n import fill, tidy_zh, unspaced_zh
 
     rule = next(r for r in cat.extra("rule") if r.id == rule_id)
 
     text = rule.text_zh if lang == "zh" else rule.text_en
-    params = words(params)
+    named = words(params)
+    named_words = [str(v) for k, v in named.items() if v != params.get(k) and isinstance(v, str)]
+    params = named
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if lang == "zh" else params["note_en"]}
     with contextlib.suppress(KeyError, ValueError, IndexError):
         text = fill(text, params)
     correction = rule.correction_zh if lang == "zh" else rule.correction_en
     if lang == "zh":
+        text = unspaced_zh(text, named_words)
         return tidy_zh(f"{text}（{correction}）" if correction else text)
     return f"{text} ({correction})" if correction else text

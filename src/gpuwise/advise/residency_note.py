@@ -20,17 +20,35 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.fired_billing import money
 from gpuwise.advise.labels import candidate_words
-from gpuwise.advise.regions import ANY
+from gpuwise.advise.regions import ANY, find_region
 from gpuwise.i18n import LANGS
 
 if TYPE_CHECKING:
     from gpuwise.advise.fixes import Replan
     from gpuwise.advise.outcome import Plan
+    from gpuwise.catalog import Catalog
+    from gpuwise.catalog.schema_advise import Region
 
 Fired = tuple[str, dict[str, Any]]
 
 
-def residency_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
+def region_words(region: Region | None, name: str) -> dict[str, str]:
+    """The region by its name in each language, and the laws that keep data there where the
+    catalog names them (a Chinese bank reads 《个人信息保护法》, not the GDPR: blind w29-04)."""
+    words: dict[str, str] = {}
+    for lang in LANGS:
+        named = getattr(region, f"name_{lang}") if region else name
+        if lang == "zh":  # a Latin code keeps a space from the Chinese around it
+            named = (
+                (" " if named[:1].isascii() else "") + named + (" " if named[-1:].isascii() else "")
+            )
+        words[f"region_{lang}"] = named
+        laws = getattr(region, f"residency_laws_{lang}", None) if region else None
+        words[f"laws_{lang}"] = (", e.g. " if lang == "en" else "，例如") + laws if laws else ""
+    return words
+
+
+def residency_note(plan: Plan, cat: Catalog, replan: Replan, margin: float) -> list[Fired]:
     """The ⓘ line quoting the in-region cloud plan; [] where the region is open or no cloud
     in it answers."""
     s = plan.scenario
@@ -45,6 +63,7 @@ def residency_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
     ratio = first.cost.total / plan.options[0].cost.total
     words = {f"option_{lang}": candidate_words(first.candidate, lang) for lang in LANGS}
     params = {"region": s.region, "total": money(first.cost.total, plan.currency), **words}
+    params |= region_words(find_region(cat, s.region), s.region)
     if ratio < 1 - margin:
         return [("plan.note_residency", params | {"pct": 100 * (1 - ratio)})]
     if ratio > 1 + margin:

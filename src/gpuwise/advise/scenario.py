@@ -179,6 +179,9 @@ class Scenario(_Strict):
     workload: Workload
     months: Annotated[float, _n("months")] = 12.0
     hours_per_day: Annotated[float, _n("busy_hours")] = 8.0
+    days_per_week: Annotated[float, _n("days_per_week")] = 7.0
+    """Days of each week the service runs its `hours_per_day` (5: weekdays only); the bills
+    and the power count `hours_per_day` x days_per_week / 7 a day on average."""
     budget: Budget | None = None
     deadline_days: Annotated[float | None, _n("deadline_days")] = None
     region: str = "any"

@@ -34,6 +34,8 @@ class Region(Sourced):
     `codes` are cloud region codes (exact, or a prefix ending in `*`) and country codes that lie
     in the region; an offer belongs to it when the region its price is quoted for does.
     `buyer` names the market whose export rules apply to a buyer there (only "cn" today).
+    `residency_laws_en`/`_zh` name the laws that keep data in the region, where one law does
+    (a plan quotes them to say what "data stays in the region" means there).
     """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
@@ -43,6 +45,8 @@ class Region(Sourced):
     kind: Literal["cn", "global"]
     codes: list[str] = Field(default_factory=list)
     buyer: str | None = None
+    residency_laws_en: str | None = None
+    residency_laws_zh: str | None = None
 
 
 class StepBudget(Sourced):

@@ -82,6 +82,11 @@ class Provider(Sourced):
     or only a port the platform maps or proxies on a shared address (a per-card container
     platform's development link, no address of its own, no SLA): a public API is ranked after
     rentals with an address of their own where the only way in is the platform's proxy."""
+    restart_bound_to_host: bool | None = None
+    """True: a stopped instance stays bound to its host and gives that host's GPU back to other
+    renters; it starts again only when a card there is free (a per-card container platform), so
+    a service stopped each night may find none in the morning. False: a start may land on any
+    host with capacity (a cloud VM). None: the catalog has no source either way."""
     availability: float | None = Field(default=None, gt=0, le=1)
     """The share of hours the provider publishes its hosts as available, where it does."""
 

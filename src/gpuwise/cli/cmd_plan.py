@@ -30,6 +30,7 @@ class PlanFlags:
     target_tps: float | None
     months: float | None
     hours_per_day: float | None
+    days_per_week: float | None
     budget: float | None
     budget_per: str | None
     currency: str | None
@@ -67,6 +68,7 @@ class PlanFlags:
             "workload": workload,
             "months": self.months,
             "hours_per_day": self.hours_per_day,
+            "days_per_week": self.days_per_week,
             "currency": self.currency,
             "region": self.region,
             "deadline_days": self.deadline_days,
@@ -118,6 +120,12 @@ def _limit_options() -> dict[str, Any]:
         ),
         "hours_per_day": typer.Option(
             None, "--hours-per-day", help=t("plan.opt_hours"), click_type=number("busy_hours")
+        ),
+        "days_per_week": typer.Option(
+            None,
+            "--days-per-week",
+            help=t("plan.opt_days_per_week"),
+            click_type=number("days_per_week"),
         ),
         "budget": typer.Option(
             None, "--budget", help=t("plan.opt_budget"), click_type=number("budget")
@@ -175,6 +183,7 @@ def register(app: typer.Typer) -> None:
         target_tps: float = o["target_tps"],
         months: float = o["months"],
         hours_per_day: float = o["hours_per_day"],
+        days_per_week: float = o["days_per_week"],
         budget: float = o["budget"],
         budget_per: str = o["budget_per"],
         currency: str = o["currency"],

@@ -71,25 +71,31 @@ def break_even(
     usage: RentUsage,
     idle_hours_per_day: float | None = None,
     scales: tuple[float, float] = (1.0, 1.0),
+    days_per_week: float = 7.0,
 ) -> BreakEven:
     """Break-even use over the horizon and break-even month at the given use. `scales`
     multiply the owning and renting totals: a planner whose bills carry items the specs do
     not (a public API's spare replica, a marketplace standby) scales each so that at the
     horizon they equal its own totals, and the break-even agrees with them (blind w22-02:
-    owning $23k cheaper over 12 months yet "breaks even in month 25")."""
+    owning $23k cheaper over 12 months yet "breaks even in month 25"). Hours a day are those
+    of the `days_per_week` days in use (the break-even of a weekday service is in hours of a
+    working day)."""
     own_scale, rent_scale = scales
+
+    def busy_of(h: float) -> float:
+        return busy_hours_per_month(h, days_per_week)
 
     def idle(h: float) -> float | None:
         return None if idle_hours_per_day is None else busy_hours_per_month(idle_hours_per_day)
 
     def own_total(h: float) -> float:
-        return own_cost(own, busy_hours_per_month(h), months, idle(h)).total * own_scale
+        return own_cost(own, busy_of(h), months, idle(h)).total * own_scale
 
     def rent_total(h: float) -> float:
-        return rent_cost(rent, busy_hours_per_month(h), months, usage).total * rent_scale
+        return rent_cost(rent, busy_of(h), months, usage).total * rent_scale
 
     hours, always = break_even_hours(own_total, rent_total)
-    busy = busy_hours_per_month(hours_per_day)
+    busy = busy_of(hours_per_day)
     idle_m = idle(hours_per_day)
 
     def cheaper(m: int) -> bool:

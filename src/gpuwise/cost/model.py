@@ -14,9 +14,10 @@ DAYS_PER_MONTH = HOURS_PER_MONTH / 24
 """Days in an average month (730 h / 24 h), so hours per day x DAYS_PER_MONTH = hours a month."""
 
 
-def busy_hours_per_month(hours_per_day: float) -> float:
-    """Hours of use a month for a daily usage (an average month of 730 hours)."""
-    return hours_per_day * DAYS_PER_MONTH
+def busy_hours_per_month(hours_per_day: float, days_per_week: float = 7.0) -> float:
+    """Hours of use a month for a daily usage on `days_per_week` days of each week (an average
+    month of 730 hours): office hours on weekdays bill 5/7 of every day's."""
+    return hours_per_day * DAYS_PER_MONTH * days_per_week / 7.0
 
 
 @dataclass(frozen=True)

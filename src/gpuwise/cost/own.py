@@ -72,6 +72,9 @@ class OwnSpec:
     used_value_per_card: float | None = None
     """What one owned card fetches sold today: its newest dated second-hand price, carried to
     today along the resale curve (cost/resolve.used_value_now); None: the curve alone."""
+    idle_cards: int = 0
+    """Cards in the same powered machine that the job leaves unused: each draws its idle power
+    whenever the machine is on."""
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -140,8 +143,9 @@ def energy_kwh(spec: OwnSpec, busy_hours: float, idle_hours: float) -> float | N
     """Energy drawn from the wall over the given hours (PUE not applied); None if unknown."""
     if spec.gpu_load_w is None or spec.gpu_idle_w is None:
         return None
-    load_w = spec.count * spec.gpu_load_w + spec.host_load_w
-    idle_w = spec.count * spec.gpu_idle_w + spec.host_idle_w
+    unused_w = spec.idle_cards * spec.gpu_idle_w  # in the box, powered, doing nothing
+    load_w = spec.count * spec.gpu_load_w + spec.host_load_w + unused_w
+    idle_w = spec.count * spec.gpu_idle_w + spec.host_idle_w + unused_w
     return (busy_hours * load_w + idle_hours * idle_w) / 1000
 
 

@@ -46,6 +46,10 @@ class OwnOptions:
     """The host is a PC the user has and runs anyway: no host price and no host power."""
     buyer: Buyer | None = None
     """Who buys (gpuwise.cost.channel): a company pays new prices only; None: a person."""
+    idle_cards: int = 0
+    """Owned cards in the same powered machine the job leaves unused: they draw their idle
+    power while it runs (blind w28-05: 1 of 4 owned V100s was charged as if the 3 others
+    were not in the box)."""
 
 
 def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:

@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import string
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -180,6 +181,22 @@ def t(key: str, lang: Lang | None = None, **params: Any) -> str:
 
 
 _ZH_DOUBLED = (("。）", "）"), ("。。", "。"), ("，。", "。"), ("；。", "。"), ("：。", "。"))
+
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+
+
+def unspaced_zh(text: str, words: list[str]) -> str:
+    """Chinese text with the spaces around catalog words written in Chinese taken out where
+    Chinese stands on the other side: templates space a filled-in name for the Latin word it
+    usually is (在 {arch} 上), a Chinese one sits without (blind w29-04: "在 达芬奇架构 上").
+    Only catalog words: a user's own name keeps its space ("托管任务 任务")."""
+    for word in {w for w in words if w}:
+        if re.match(f"[{_CJK}]", word[0]):
+            text = re.sub(f"(?<=[{_CJK}]) (?={re.escape(word)})", "", text)
+        if re.match(f"[{_CJK}]", word[-1]):
+            text = re.sub(f"(?<={re.escape(word)}) (?=[{_CJK}])", "", text)
+    return text
 
 
 def tidy_zh(text: str) -> str:

@@ -45,11 +45,22 @@ def _hardware(o: PlanOption) -> str:
     """The option's hardware, after the owned cards it keeps serving beside it, if any, and
     the hot spare a public API's bill pays for (blind w23-01: the table showed two machines
     where the bill paid three)."""
-    text = _added_hardware(o) + (t("plan.plus_spare") if o.standby == "hot" else "")
+    text = _added_hardware(o) + (_spare(o) if o.standby == "hot" else "")
     if o.kept_beside is None:
         return text
     kept = f"{o.kept_beside.gpu}×{o.kept_beside.count}"
     return t("plan.kept_beside", kept=kept, added=text)
+
+
+def _spare(o: PlanOption) -> str:
+    """' + 1 spare of 4 devices (N+1): 12 in all': the spare is one replica's devices, and the
+    count bought is said (blind w29-05: '2 machines … (8 devices) + 1 spare' read as 8 bought
+    where 12 were)."""
+    per_replica = max(1, o.devices // max(1, o.config.replicas or 1))
+    total = o.devices + per_replica
+    if per_replica == 1:
+        return t("plan.plus_spare_device", total=total)
+    return t("plan.plus_spare", n=per_replica, total=total)
 
 
 def _added_hardware(o: PlanOption) -> str:

@@ -79,6 +79,7 @@ def run_plan(r: PlanRequest) -> Any:
             "workload": workload,
             "months": number(r.months, "months", "--months"),
             "hours_per_day": number(r.hours_per_day, "busy_hours", "--hours-per-day"),
+            "days_per_week": number(r.days_per_week, "days_per_week", "--days-per-week"),
             "currency": r.currency,
             "region": r.region,
             "deadline_days": number(r.deadline_days, "deadline_days", "--deadline-days"),

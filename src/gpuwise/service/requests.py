@@ -73,6 +73,7 @@ class PlanRequest(Request):
     target_tokens_per_s: Num = None
     months: Num = None
     hours_per_day: Num = None
+    days_per_week: Num = None
     budget: Num = None
     budget_per: str | None = _text("month or total")
     currency: str | None = _text("CNY, USD or EUR")

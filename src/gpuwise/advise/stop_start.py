@@ -1,0 +1,74 @@
+"""A service rented by the hour for part of each day: stopped at night, started each morning.
+
+Priced for its busy hours only, a rental is stopped every night and started every morning.
+Where the provider hands a stopped instance's GPU back to its market (a per-card container
+platform: the instance stays bound to its host and starts again only if that host has a free
+card; catalog `restart_bound_to_host`, sourced), a morning may find none free and the
+service stays down: a service there is priced running around the clock, as an expert keeps
+it, and the saving that stopping would give is said beside it (blind w29-01: a customer-service
+bot was answered with four stop-nightly containers on a per-card market). Elsewhere the
+stop is priced and its risk said, with what keeping it on would cost (blind w18-01).
+
+Pure: reads the scenario, the candidate and the option's bill.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+
+if TYPE_CHECKING:
+    from gpuwise.advise.candidates import Candidate
+    from gpuwise.advise.evaluate import Option
+
+HOURLY = ("on-demand", "spot")
+"""Billing modes paid by the hour: the ones a nightly stop saves on."""
+
+
+def stops_each_night(s: Scenario, c: Candidate) -> bool:
+    """A standing service (not a training run or a one-off batch) on an hourly rental for
+    less than every hour of the week."""
+    w = s.workload
+    round_the_clock = s.hours_per_day >= 24 and s.days_per_week >= 7
+    standing = w.kind != "train" and not w.one_off()
+    return c.kind == "rent" and standing and not round_the_clock and c.billing in HOURLY
+
+
+def loses_gpu_when_stopped(s: Scenario, c: Candidate) -> bool:
+    """The nightly stop would give the GPU back to the provider's market (sourced per
+    provider): such a service is kept running instead."""
+    bound = c.provider is not None and c.provider.restart_bound_to_host is True
+    return bound and stops_each_night(s, c)
+
+
+def rental_busy_hours(s: Scenario, c: Candidate, busy: float) -> float:
+    """Hours a month the rental bills: all of them where a stop would lose the GPU."""
+    return HOURS_PER_MONTH if loses_gpu_when_stopped(s, c) else busy
+
+
+def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
+    """The rule (kept running, with what stopping would save) or the risk (stopped nightly,
+    with what keeping it on would cost) of a standing service on an hourly rental; nothing
+    where the two cost the same within 5%."""
+    c = o.candidate
+    if not stops_each_night(s, c) or not o.busy_hours_per_month:
+        return
+    from gpuwise.advise.fired_billing import money
+
+    compute, cur = o.cost.items.get("compute", 0.0), o.cost.currency
+    if loses_gpu_when_stopped(s, c):
+        stopped = compute * busy_hours / HOURS_PER_MONTH
+        if compute > stopped * 1.05:
+            assert c.provider is not None
+            params: dict[str, object] = {"provider_en": c.provider.name_en}
+            params["provider_zh"] = c.provider.name_zh
+            params |= {"hours": s.hours_per_day, "days": s.days_per_week}
+            params |= {"compute": money(compute, cur), "stopped": money(stopped, cur)}
+            o.rules.append(("kept-running", params))
+        return
+    always_on = compute * HOURS_PER_MONTH / o.busy_hours_per_month
+    if always_on > compute * 1.05:
+        risk: dict[str, object] = {"hours": s.hours_per_day, "always_on": money(always_on, cur)}
+        o.risks.append(("risk.daily_restart", {**risk, "compute": money(compute, cur)}))
