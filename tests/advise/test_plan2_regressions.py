@@ -243,7 +243,9 @@ def test_a_public_api_is_not_answered_with_a_machine_at_home_or_in_an_office() -
     top = make_plan(cat, parse_scenario({**data, "site": "office"}, "test"), TODAY).options[0]
     assert top.candidate.kind == "rent"
     colocated = make_plan(cat, parse_scenario({**data, "site": "datacenter"}, "test"), TODAY)
-    assert any(o.candidate.kind == "own" for o in colocated.options[:3])
+    # ranked again; no longer in the first three for an 8B model since a rack takes a rack host
+    # and the spare a machine of its own (blind w30-02): two reserved T4 instances cost less
+    assert any(o.candidate.kind == "own" for o in colocated.options)
     # a company that says no site buys into a colocation rack (blind w22-02), never an office
     unsaid = make_plan(cat, parse_scenario(data, "test"), TODAY).options[0]
     assert unsaid.candidate.kind == "rent" or unsaid.cost.items.get("colocation", 0) > 0

@@ -362,8 +362,18 @@ def unused_owned_cards(s: Scenario, c: Candidate) -> int:
 
 
 def spend_of(s: Scenario, o: Option) -> float:
-    """What the budget is checked against: the monthly cost for a monthly budget, else the total."""
-    return o.cost.monthly if s.budget and s.budget.per == "month" else o.cost.total
+    """What the budget is checked against: the monthly cost for a monthly budget, else the
+    money paid out over the project, before the hardware is resold: a budget is what may be
+    spent, and a resale comes after it, if at all (blind w30-03: a CNY 2.25M server passed a
+    CNY 2M budget on a CNY 674k resale three months later)."""
+    if s.budget and s.budget.per == "month":
+        return o.cost.monthly
+    return o.cost.total + resale_credit(o)
+
+
+def resale_credit(o: Option) -> float:
+    """What reselling the bought hardware at the end takes off its total (0 for none)."""
+    return max(0.0, -o.cost.items.get("resale", 0.0))
 
 
 def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
@@ -403,7 +413,11 @@ def check_constraints(
         capital_up_front(s, o, budget_in_ctx)
         spend = spend_of(s, o)
         if spend > budget_in_ctx:
-            o.blockers.append(("plan.block_budget", {"spend": spend, "budget": budget_in_ctx}))
+            params: dict[str, Any] = {"spend": spend, "budget": budget_in_ctx}
+            if s.budget.per != "month" and o.cost.total <= budget_in_ctx:  # only a resale fits it
+                params |= {"resale": resale_credit(o), "total": o.cost.total}
+                params["message_key"] = "plan.block_budget_before_resale"
+            o.blockers.append(("plan.block_budget", params))
         elif incomplete_capex(o):
             missing = sorted(CAPEX_ITEMS & set(o.cost.unpriced))
             o.unchecked.append(("plan.unchecked_budget", {"item_ids": tuple(missing)}))

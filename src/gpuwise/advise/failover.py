@@ -42,9 +42,20 @@ charged its cards and host, not its rack)."""
 
 
 def failover_cost(o: Option) -> float:
-    """What one spare replica of this option costs: its hardware items over its replicas."""
+    """What one spare replica of this option costs: its hardware items over its replicas, in
+    a machine of its own. Copies in one bought machine share its host: a spare there covers a
+    card's fault, not the host's (a power supply, a board, a reboot), so the spare of a public
+    API stands in another machine, with a host of its own, or a whole system where the part is
+    sold only as one (blind w30-02: the spare card sat in the desktop beside the two it was
+    to stand in for)."""
     replicas = max(1, o.sized.replicas)
-    return sum(o.cost.items.get(k, 0.0) for k in HARDWARE_ITEMS) / replicas
+    hardware = sum(o.cost.items.get(k, 0.0) for k in HARDWARE_ITEMS)
+    c = o.candidate
+    if c.kind != "own" or c.already_owned or c.nodes > 1 or replicas == 1:
+        return hardware / replicas
+    if c.system is not None:
+        return hardware  # another whole system
+    return hardware / replicas + o.cost.items.get("host", 0.0) * (1 - 1 / replicas)
 
 
 def _serves_public_api(s: Scenario) -> bool:

@@ -167,6 +167,8 @@ def first_token_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[F
     from gpuwise.advise.workload import plan_value
 
     w = s.workload
+    if w.kind == "local" and options:
+        return full_context_note(cat, s, options[0])
     if w.kind != "serve" or w.batch_requests() or not options:
         return []
     speed = options[0].sized.speed
@@ -181,6 +183,29 @@ def first_token_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[F
     prompt = options[0].sized.prompt_tokens or w.prompt_tokens or 0  # the prompt it sized
     params = {"prompt": prompt, "seconds": ttft, "slow_seconds": slow, "limit": limit}
     return [("plan.note_first_token", params)]
+
+
+def full_context_note(cat: Catalog, s: Scenario, first: Option) -> list[Fired]:
+    """Local use with a long context and no prompt length given (a coding assistant reading
+    files): the speeds are for short chat prompts, so say how long a prompt that fills the
+    context waits for its first token on the first option, where that passes the attention
+    limit (blind w30-05: a 32k coding context on a base Mac mini, minutes, unsaid)."""
+    from gpuwise.advise.workload import plan_value
+
+    wait = first.sized.full_context_first_token_s
+    if wait is None or not first.sized.speed_known:
+        return []
+    seconds, slow = wait
+    limit = plan_value(cat, "first_token_wait_seconds")
+    if slow < limit:
+        return []
+    context = s.workload.context
+    return [
+        (
+            "plan.note_full_context",
+            {"context": context, "seconds": seconds, "slow_seconds": slow, "limit": limit},
+        )
+    ]
 
 
 def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict[str, Any]]:

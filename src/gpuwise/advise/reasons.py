@@ -336,7 +336,7 @@ def message(key: str, params: dict[str, Any]) -> str:
     if "note_en" in params:
         params = {**params, "note": params["note_zh"] if get_lang() == "zh" else params["note_en"]}
     named = words(params)
-    text = t(key, **named)
+    text = t(str(params.get("message_key", key)), **named)  # a worded variant of the limit
     if get_lang() != "zh":
         return text
     from gpuwise.i18n import unspaced_zh

@@ -190,7 +190,7 @@ def _first_line(plan: Plan) -> str:
     c = best.candidate
     if {"cards", "host", "system"} & set(best.cost.unpriced):
         return t("plan.answer_unpriced", card=c.gpu.name)
-    total, monthly = money(best.cost.total, cur), money(best.cost.monthly, cur)
+    total, monthly = money(best.cost.total, cur), per_month(plan, money(best.cost.monthly, cur))
     verdict_key = "owned" if a.already_owned and a.buy_or_rent == "buy" else a.buy_or_rent
     items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
     if a.buy_or_rent == "either" and a.either:  # a near tie keeps what decides it, floor or not
@@ -209,11 +209,23 @@ def _first_line(plan: Plan) -> str:
     cheaper = _cheaper_ranked_after(plan)
     if cheaper:  # "it costs least" would be false: say what the first is, then the cheaper one
         verdict = t(f"plan.verdict_{verdict_key}")
-        return t("plan.answer_ranked", verdict=verdict, total=total, monthly=monthly) + cheaper
+        return t("plan.answer_ranked", verdict=verdict, total=total, **monthly) + cheaper
     if best.cost.unpriced:
         verdict = t(f"plan.verdict_{verdict_key}")
-        return t("plan.answer_floor", verdict=verdict, total=total, monthly=monthly, items=items)
-    return t(f"plan.answer_{verdict_key}", total=total, monthly=monthly)
+        return t("plan.answer_floor", verdict=verdict, total=total, items=items, **monthly)
+    return t(f"plan.answer_{verdict_key}", total=total, **monthly)
+
+
+def per_month(plan: Plan, monthly: str) -> dict[str, Any]:
+    """The cost a month beside the total ('' for a single run: a one-off job bought or rented
+    once has no monthly cost; blind w30-03 read "CNY 525,611 per month" for one training run)."""
+    w = plan.scenario.workload
+    if w.one_off() and w.runs_per_month * plan.scenario.months <= 1:
+        return {"per_month": "", "per_month_paren": ""}
+    return {
+        "per_month": t("plan.per_month", monthly=monthly),
+        "per_month_paren": t("plan.per_month_paren", monthly=monthly),
+    }
 
 
 CHEAPER_SHARE = 0.95

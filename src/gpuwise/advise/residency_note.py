@@ -64,6 +64,8 @@ def residency_note(plan: Plan, cat: Catalog, replan: Replan, margin: float) -> l
     words = {f"option_{lang}": candidate_words(first.candidate, lang) for lang in LANGS}
     params = {"region": s.region, "total": money(first.cost.total, plan.currency), **words}
     params |= region_words(find_region(cat, s.region), s.region)
+    if ratio < 0.01:  # "100% less" reads as free: say what share of the answer it is
+        return [("plan.note_residency_fraction", params | {"share": f"{100 * ratio:.2g}%"})]
     if ratio < 1 - margin:
         return [("plan.note_residency", params | {"pct": 100 * (1 - ratio)})]
     if ratio > 1 + margin:

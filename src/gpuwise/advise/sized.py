@@ -56,6 +56,9 @@ class Sized:
     --chunked-prefill-size) the plan chose over the engine's default; None: the default."""
     machines_per_replica: int = 1
     """Machines one replica spans (a model one machine cannot hold, experts spread over all)."""
+    full_context_first_token_s: tuple[float, float] | None = None
+    """Local use with a long context and no prompt length given: the first token's wait of a
+    prompt that fills the context (central, slow end); None otherwise."""
 
     @property
     def lighter_kv_cache(self) -> str | None:

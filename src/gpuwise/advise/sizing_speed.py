@@ -5,6 +5,7 @@ training run. Split from sizing.py, which searches the configurations.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from gpuwise.advise.attempts import Attempt
@@ -14,6 +15,7 @@ from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
 from gpuwise.estimate.memory import MemoryEstimate
 from gpuwise.estimate.pooling import pooling_speed, pools
+from gpuwise.estimate.resolve import Resolved
 from gpuwise.estimate.speed import SpeedEstimate, SpeedInputs, inference_speed
 from gpuwise.estimate.speed_scaleout import Span, spanning_estimate
 from gpuwise.estimate.train_speed import training_speed
@@ -72,6 +74,7 @@ def speed_of(
                 cached_prompt_share=w.cached_prompt_share,
             )
             sp = inference_speed(r, si.sc, inputs)
+            common["full_context_first_token_s"] = full_context_wait(s, r, si, gpu)
             if si.span > 1 and si.scale.fabric and concurrency:
                 span = Span(si.span, si.scale.fabric)
                 gen = w.gen_tokens
@@ -84,3 +87,30 @@ def speed_of(
             gpu, count, a.quant, engine, r.strategy, est, unknown, None, 0.0, False, **common
         )
     return Sized(gpu, count, a.quant, engine, r.strategy, est, sp, hours, tps, **common)
+
+
+FULL_CONTEXT_MIN = 8192
+"""A context this long is asked for to be filled (files, documents), not for chat turns."""
+
+
+def full_context_wait(
+    s: Scenario, r: Resolved, si: SizeInputs, gpu: Gpu
+) -> tuple[float, float] | None:
+    """Local use with a long context and no prompt length: the first token's wait of a prompt
+    that fills the context (central, slow end of its band), the prefill a coding assistant pays
+    when it reads files; the speeds themselves stay those of short chat prompts."""
+    w = s.workload
+    if w.kind != "local" or "prompt_tokens" in w.model_fields_set or w.context < FULL_CONTEXT_MIN:
+        return None
+    full = max(1, w.context - w.gen_tokens)
+    req = dataclasses.replace(r.req, prompt_tokens=full)
+    sp = inference_speed(
+        dataclasses.replace(r, req=req, prompt_tokens=full),
+        si.sc,
+        SpeedInputs(gpu=gpu, gen_tokens=w.gen_tokens),
+    )
+    wait = sp.time_to_first_token_s
+    if not wait:
+        return None
+    band = (sp.band or {}).get("time_to_first_token_s")
+    return wait, max(band) if band else wait

@@ -63,7 +63,14 @@ def _parts_by_id(cat: Catalog) -> dict[str, HostPart]:
     return cat.derived("host_parts", lambda: {p.id: p for p in cat.extra("host_part")})
 
 
-def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatform:
+RACK_SITES = ("colocation", "datacenter")
+"""Sites whose machines stand in a rack: a desktop tower (a platform for a home) is no host
+there (blind w30-02: a desktop PC priced into a colocation rack)."""
+
+
+def _platform(
+    cat: Catalog, gpu: Gpu, count: int, name: str | None, site: str | None = None
+) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
     datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
     (`max_gpu_memory_gb`), or the named one (taken as asked; its PSU is still sized by watts)."""
@@ -82,6 +89,8 @@ def _platform(cat: Catalog, gpu: Gpu, count: int, name: str | None) -> HostPlatf
             for p in sorted(platforms, key=lambda p: _capacity(p, parts))
             if p.max_gpu_memory_gb is None or vram_gb <= p.max_gpu_memory_gb
         ]
+    if not name and site in RACK_SITES:
+        fits = [p for p in fits if p.pue != "home"]
     for p in fits:
         takes = gpu.form_factor in p.form_factors and gpu.cooling in p.coolings
         if takes and _capacity(p, parts) >= count:
@@ -207,7 +216,7 @@ def build_host(
     """The platform the cards go in and the host's price (a Mac is a whole system)."""
     if gpu.whole_system:
         return WHOLE_SYSTEM, None, Host(0.0, (), [], None)
-    platform = _platform(cat, gpu, count, opts.platform)
+    platform = _platform(cat, gpu, count, opts.platform, opts.site)
     in_price = _host_in_price(gpu, ctx, opts.card_price, opts.buyer)
     if opts.host_price is None and not opts.owned and in_price:
         notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))

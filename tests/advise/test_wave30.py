@@ -1,0 +1,151 @@
+"""Blind wave 30's mechanisms: a public API's spare in a machine of its own, rack sites take
+rack hosts, a total budget is what is paid out before any resale, and local use with a long
+context says how long a full prompt waits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from gpuwise.advise.failover import failover_cost
+from gpuwise.advise.plan import make_plan
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import load_catalog
+
+TODAY = dt.date(2026, 12, 2)
+API: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 32,
+                 "prompt_tokens": 4000, "gen_tokens": 300, "target_tokens_per_s_per_request": 30},
+    "months": 18, "hours_per_day": 24, "region": "us", "public_api": True, "standby": "hot",
+    "currency": "USD", "entity": "company",
+}  # fmt: skip
+
+
+def _plan(data: dict[str, Any]) -> Any:
+    return make_plan(load_catalog(), parse_scenario(data, "t"), TODAY)
+
+
+@pytest.fixture(scope="module")
+def api() -> Any:
+    return _plan(API)
+
+
+def test_a_spare_beside_copies_in_one_bought_machine_brings_its_own_host(api: Any) -> None:
+    """Copies of the model in one bought machine share its host: the public API's spare is
+    another machine, so it pays a whole host (or a whole system), not a share of one."""
+    checked = 0
+    for o in api.options + api.infeasible:
+        c = o.candidate
+        if c.kind != "own" or c.already_owned or c.nodes > 1 or o.sized.replicas < 2:
+            continue
+        replicas = o.sized.replicas
+        items = o.cost.items
+        hardware = sum(
+            items.get(k, 0.0)
+            for k in ("cards", "host", "system", "maintenance", "resale", "colocation")
+        )
+        spare = failover_cost(o)
+        if c.system is not None:
+            assert spare == pytest.approx(hardware), c.label
+        else:
+            host = items.get("host", 0.0)
+            assert spare == pytest.approx(hardware / replicas + host * (1 - 1 / replicas)), c.label
+            assert spare >= host, c.label
+        checked += 1
+    assert checked, "no bought option with several copies in one machine"
+
+
+def test_machines_in_a_rack_are_never_desktop_towers(api: Any) -> None:
+    """A public API's own machine sits in a colocation rack: its host is a rack-mountable
+    platform (workstation chassis or server), never a desktop tower (blind w30-02)."""
+    own = [o for o in api.options + api.infeasible if o.candidate.kind == "own" and o.platform]
+    assert own
+    desktops = {"desktop", "desktop-entry"}
+    assert not [o.candidate.label for o in own if o.platform in desktops]
+
+
+def test_a_total_budget_is_checked_before_the_resale() -> None:
+    """A CNY 2.25M server does not fit a CNY 2M total budget because it resells for 674k three
+    months later (blind w30-03): the limit says the total counts on that sale."""
+    bank = {
+        "workload": {"kind": "train", "model": "qwen3-14b", "mode": "lora",
+                     "dataset_tokens": 50_000_000, "epochs": 3, "seq_len": 4096},
+        "months": 3, "deadline_days": 7, "region": "cn", "data_may_leave": False,
+        "domestic_only": True, "entity": "company", "site": "server-room", "currency": "CNY",
+        "budget": {"amount": 2_000_000, "currency": "CNY", "per": "total"},
+    }  # fmt: skip
+    plan = _plan(bank)
+    for o in plan.options:
+        resale = -o.cost.items.get("resale", 0.0)
+        assert o.cost.total + max(0.0, resale) <= 2_000_000 + 1e-6, o.candidate.label
+    blocked = [
+        p
+        for o in plan.infeasible
+        for k, p in o.blockers
+        if k == "plan.block_budget" and p.get("message_key") == "plan.block_budget_before_resale"
+    ]
+    assert blocked, [o.blockers for o in plan.infeasible]
+    for p in blocked:
+        assert p["total"] <= p["budget"] < p["spend"]
+        assert p["spend"] == pytest.approx(p["total"] + p["resale"])
+
+
+def test_local_use_with_a_long_context_says_the_full_prompt_wait() -> None:
+    """Local use with a 32k context and no prompt length: the first option's wait for a prompt
+    that fills the context is said where it passes the attention limit (blind w30-05)."""
+    local = {
+        "workload": {"kind": "local", "model": "qwen3-coder-30b-a3b", "context": 32768},
+        "months": 24, "hours_per_day": 4, "region": "global", "currency": "USD",
+        "entity": "individual", "site": "home",
+        "budget": {"amount": 2500, "currency": "USD", "per": "total"},
+    }  # fmt: skip
+    plan = _plan(local)
+    first = plan.options[0]
+    wait = first.sized.full_context_first_token_s
+    assert wait is not None and wait[1] >= wait[0] > 0
+    notes = dict(plan.assumptions)
+    assert "plan.note_full_context" in notes
+    assert notes["plan.note_full_context"]["context"] == 32768
+    stated = _plan({**local, "workload": {**local["workload"], "prompt_tokens": 500}})
+    assert "plan.note_full_context" not in dict(stated.assumptions)
+    assert stated.options[0].sized.full_context_first_token_s is None
+
+
+def test_a_cloud_reading_far_cheaper_is_said_as_a_share_not_100_percent_less() -> None:
+    """A CNY 266 cloud run beside a CNY 1.58M purchase is "0.017% of this answer's total",
+    never "100% less" (blind w30-03 read 便宜 100%)."""
+    from gpuwise.advise.report import plan_report
+    from gpuwise.i18n import set_lang
+
+    bank = {
+        "workload": {"kind": "train", "model": "qwen3-14b", "mode": "lora",
+                     "dataset_tokens": 50_000_000, "epochs": 3, "seq_len": 4096},
+        "months": 3, "deadline_days": 7, "region": "cn", "data_may_leave": False,
+        "domestic_only": True, "entity": "company", "site": "server-room", "currency": "CNY",
+    }  # fmt: skip
+    plan = _plan(bank)
+    notes = dict(plan.assumptions)
+    assert "plan.note_residency_fraction" in notes, list(notes)
+    share = notes["plan.note_residency_fraction"]["share"]
+    assert share.endswith("%") and float(share[:-1]) < 1
+    set_lang("zh")
+    try:
+        text = "\n".join(n.text for n in plan_report(load_catalog(), plan, top=3).assumptions)
+    finally:
+        set_lang("en")
+    assert "仅为当前答案的" in text and "100%" not in text
+
+
+def test_a_single_run_has_no_cost_a_month_in_the_first_line() -> None:
+    from gpuwise.advise.report import plan_report
+
+    job = {"kind": "train", "model": "qwen2.5-7b", "mode": "qlora", "dataset_tokens": 20_000_000}
+    once = {"workload": job, "region": "us", "currency": "USD"}
+    plan = _plan(once)
+    assert plan.scenario.one_run_assumed()
+    first = plan_report(load_catalog(), plan, top=1).answer_text[0]
+    assert "/month" not in first, first
+    monthly = _plan({**once, "months": 6, "workload": {**once["workload"], "runs_per_month": 2}})
+    assert "/month" in plan_report(load_catalog(), monthly, top=1).answer_text[0]
