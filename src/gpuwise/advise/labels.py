@@ -59,9 +59,10 @@ def candidate_words(c: Candidate, lang: Lang) -> str:
     if c.kind == "rent" and c.provider and c.offer:
         name = c.provider.name_zh if lang == "zh" else c.provider.name_en
         billing = t(f"billing.{c.billing}", lang=lang)
-        return t(
+        text = t(
             "plan.tie_name", lang=lang, provider=name, instance=c.offer.instance, billing=billing
-        )
+        )  # N machines of it said: a total for six reads as the price of one (blind w30-01)
+        return t("plan.rented_machines", lang=lang, n=c.nodes, rental=text) if c.nodes > 1 else text
     cards = c.cards or c.count  # in one machine
     if c.owned_kept:  # the owned cards kept, then the ones added (names only: no catalog here)
         added = t("plan.cards_of", lang=lang, count=cards, gpu=c.gpu.name)
