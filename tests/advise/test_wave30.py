@@ -149,3 +149,18 @@ def test_a_single_run_has_no_cost_a_month_in_the_first_line() -> None:
     assert "/month" not in first, first
     monthly = _plan({**once, "months": 6, "workload": {**once["workload"], "runs_per_month": 2}})
     assert "/month" in plan_report(load_catalog(), monthly, top=1).answer_text[0]
+
+
+def test_hipaa_data_rents_only_from_clouds_that_sign_a_baa(api: Any) -> None:
+    """`compliance: [hipaa]` (blind w30-02: a US health-tech API compared marketplace hosts as
+    equals): rentals only from providers whose BAA covers their GPU instances, and the rule
+    says so; without it, the other clouds stay."""
+    plan = _plan({**API, "compliance": ["hipaa"]})
+    rents = [o for o in plan.options + plan.infeasible if o.candidate.kind == "rent"]
+    assert rents
+    assert all(o.candidate.provider.hipaa_baa is True for o in rents)
+    assert plan.dropped.get("no-hipaa-baa", 0) > 0
+    assert "hipaa-baa-only" in dict(plan.rules)
+    others = [o for o in api.options + api.infeasible if o.candidate.kind == "rent"]
+    assert any(o.candidate.provider.hipaa_baa is not True for o in others)
+    assert "hipaa-baa-only" not in dict(api.rules)

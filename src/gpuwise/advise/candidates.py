@@ -274,6 +274,9 @@ def _offer_ok(
     if region is not None and not offer_in_region(region, provider, offer):
         out.drop("region", provider.id)
         return False
+    if "hipaa" in s.compliance and provider.hipaa_baa is not True:
+        out.drop("no-hipaa-baa", provider.id)
+        return False
     return offer_devices(offer, gpu) <= s.max_gpus
 
 

@@ -309,6 +309,8 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("data-stays-on-premises", {}))
     if s.domestic_only:
         out.append(("domestic-only", {}))
+    if "hipaa" in s.compliance:
+        out.append(hipaa_rule(cat, plan))
     own = _priced_own(plan.options)
     rent = next((o for o in plan.options if o.candidate.kind == "rent"), None)
     # compare with the cheapest of the other kind even when it breaks the budget, never with
@@ -369,3 +371,11 @@ def _local_rules(plan: Plan) -> list[Fired]:
         }
         out.append(("local-runs-on-own-hardware", params))
     return out
+
+
+def hipaa_rule(cat: Catalog, plan: Plan) -> Fired:
+    """HIPAA data: which clouds the plan rented from (those that sign a BAA for their GPU
+    instances) and how many offers it left out; owned hardware is the user's own safeguards."""
+    providers = sorted({p.name_en for p in cat.providers.values() if p.hipaa_baa is True})
+    left_out = plan.dropped.get("no-hipaa-baa", 0)
+    return ("hipaa-baa-only", {"providers": t("plan.name_sep").join(providers), "count": left_out})

@@ -187,6 +187,11 @@ class Scenario(_Strict):
     region: str = "any"
     data_may_leave: bool = True
     domestic_only: bool = False
+    compliance: list[Literal["hipaa"]] = Field(default_factory=list)
+    """Rules the data falls under that narrow who may process it: "hipaa" (US health data)
+    rents only from clouds that sign a HIPAA Business Associate Agreement covering their GPU
+    instances (catalog `hipaa_baa`, sourced); owned hardware stays (the user runs the
+    safeguards)."""
     domestic_preference_pct: Annotated[float | None, _n("percent")] = None
     """国产化 preferred but not required: how much more (in % of the total) the buyer will pay
     for an option on Chinese-made accelerators; the ranking weighs their totals down by it

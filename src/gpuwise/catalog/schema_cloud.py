@@ -82,6 +82,9 @@ class Provider(Sourced):
     or only a port the platform maps or proxies on a shared address (a per-card container
     platform's development link, no address of its own, no SLA): a public API is ranked after
     rentals with an address of their own where the only way in is the platform's proxy."""
+    hipaa_baa: bool | None = None
+    """True: the provider signs a HIPAA Business Associate Agreement that covers its GPU
+    instances (sourced); None: the catalog found no such statement."""
     restart_bound_to_host: bool | None = None
     """True: a stopped instance stays bound to its host and gives that host's GPU back to other
     renters; it starts again only when a card there is free (a per-card container platform), so
