@@ -1,9 +1,6 @@
-"""Price and time one candidate for the scenario, and check it against the scenario's limits.
+"""Price and time one candidate for the scenario: its schedule, its bill, the option.
 
-Three outcomes per option: it breaks a limit (a blocker: over budget, past the deadline, too
-slow), a limit cannot be checked because a number is missing (unchecked: a card with no price
-against a budget, a speed the catalog cannot estimate against a target or a deadline), or it
-passes. Only options that pass are ranked; the unchecked are listed apart, never as winners.
+What it is then held against (the budget, the deadline, the speed asked) is advise/limits.py.
 """
 
 from __future__ import annotations
@@ -16,10 +13,6 @@ from typing import Any
 from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.margin import (
     at_risk_of_missing,
-    deadline_check,
-    month_hours_check,
-    per_request_check,
-    throughput_check,
 )
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario
@@ -359,93 +352,3 @@ def unused_owned_cards(s: Scenario, c: Candidate) -> int:
     used = c.cards or c.count
     machines = -(-used // MACHINE_CARDS)
     return max(0, min(owned, machines * MACHINE_CARDS) - used)
-
-
-def spend_of(s: Scenario, o: Option) -> float:
-    """What the budget is checked against: the monthly cost for a monthly budget, else the
-    money paid out over the project, before the hardware is resold: a budget is what may be
-    spent, and a resale comes after it, if at all (blind w30-03: a CNY 2.25M server passed a
-    CNY 2M budget on a CNY 674k resale three months later)."""
-    if s.budget and s.budget.per == "month":
-        return o.cost.monthly
-    return o.cost.total + resale_credit(o)
-
-
-def resale_credit(o: Option) -> float:
-    """What reselling the bought hardware at the end takes off its total (0 for none)."""
-    return max(0.0, -o.cost.items.get("resale", 0.0))
-
-
-def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
-    """A purchase checked against a monthly budget is checked spread over the project, less
-    its resale; where what is paid at once is more than a month's budget, the risk says so
-    (blind w24-03: a $515k server under a $40k monthly budget, with no word of the outlay)."""
-    c = o.candidate
-    if s.budget is None or s.budget.per != "month" or c.kind != "own" or c.already_owned:
-        return
-    capital = sum(o.cost.items.get(k, 0.0) for k in CAPEX_ITEMS)  # a purchase has no compute
-    if "failover_replica" in o.cost.items:  # the hot spare is bought too (blind w25-01)
-        capital += capital / max(1, o.sized.replicas)
-    if capital > budget_in_ctx:
-        from gpuwise.advise.fired_billing import money
-
-        params = {"capital": money(capital, o.cost.currency), "months": capital / budget_in_ctx}
-        o.risks.append(("risk.capital_up_front", params))
-
-
-def check_constraints(
-    s: Scenario, o: Option, budget_in_ctx: float | None, reading_floor: float | None = None
-) -> None:
-    """Hard limits: budget, deadline, throughput target, hours in a month.
-
-    `reading_floor` (tokens/s for all requests together) applies where the scenario sets no
-    target or a lower one: a model that answers each user slower than people read is no
-    service. A card
-    whose speed is unknown is not held to it (its risk says so). Speed limits and deadlines
-    are checked at the slow end of the estimate's error band: an option that meets one only at
-    its central estimate carries a risk and ranks after the others (advise/margin.py says why).
-
-    A limit that needs a number the catalog lacks is recorded as unchecked, not passed; a priced
-    part that alone breaks the budget still blocks.
-    """
-    w = s.workload
-    if budget_in_ctx is not None and s.budget is not None:
-        capital_up_front(s, o, budget_in_ctx)
-        spend = spend_of(s, o)
-        if spend > budget_in_ctx:
-            params: dict[str, Any] = {"spend": spend, "budget": budget_in_ctx}
-            if s.budget.per != "month" and o.cost.total <= budget_in_ctx:  # only a resale fits it
-                params |= {"resale": resale_credit(o), "total": o.cost.total}
-                params["message_key"] = "plan.block_budget_before_resale"
-            o.blockers.append(("plan.block_budget", params))
-        elif incomplete_capex(o):
-            missing = sorted(CAPEX_ITEMS & set(o.cost.unpriced))
-            o.unchecked.append(("plan.unchecked_budget", {"item_ids": tuple(missing)}))
-    timed = w.one_off()
-    if timed and not o.sized.speed_known:
-        o.unchecked.append(("plan.unchecked_hours", {"gpu": o.candidate.gpu.id}))
-    # targets and deadlines are checked at the slow end of the error band (advise/margin.py)
-    checks: list[tuple[str, Fired] | None] = []
-    if s.deadline_days and o.time_hours:
-        checks.append(deadline_check(o.sized, o.time_hours, s.deadline_days))
-    if w.kind != "train" and w.target_tokens_per_s:
-        if not o.sized.speed_known:
-            o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
-        else:
-            found = throughput_check(o.sized, w.target_tokens_per_s)
-            each = w.target_tokens_per_s_per_request
-            checks.append(per_request_check(o.sized, each, found))
-    below_floor = bool(reading_floor) and (w.target_tokens_per_s or 0.0) < (reading_floor or 0.0)
-    if w.kind != "train" and reading_floor and below_floor and o.sized.speed_known:
-        checks.append(throughput_check(o.sized, reading_floor, floor=True))
-    for found in checks:
-        if found is not None:
-            (o.blockers if found[0] == "blocker" else o.risks).append(found[1])
-    if timed and o.time_hours and o.sized.speed_known:  # a month's runs at the band's long end
-        tight = month_hours_check(o.sized, o.time_hours, w.runs_per_month)
-        o.risks += [tight] if tight else []
-    if o.cost.months > s.months * (1 + 1e-9):  # the runs outlast the project on this option
-        needed = o.busy_hours_per_month * o.cost.months / s.months
-        o.blockers.append(
-            ("plan.block_hours", {"hours": needed, "months": o.cost.months, "project": s.months})
-        )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuwise.advise.evaluate import spend_of
+from gpuwise.advise.limits import spend_of
 from gpuwise.advise.margin import slow_hours, slow_tokens_per_s
 from gpuwise.advise.regions import ANY
 from gpuwise.advise.scenario import Scenario

@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from gpuwise.advise.evaluate import Option, spend_of
+from gpuwise.advise.evaluate import Option
 from gpuwise.advise.fixes import Replan
+from gpuwise.advise.limits import spend_of
 from gpuwise.advise.margin import BAND_RISKS, slow_tokens_per_s
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.scenario import Scenario

@@ -22,15 +22,10 @@ from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet, candidates
 from gpuwise.advise.companions import companion_bytes
 from gpuwise.advise.engines import EngineChoice, choose_engine
-from gpuwise.advise.evaluate import (
-    Option,
-    best_use_of_each_system,
-    check_constraints,
-    incomplete_capex,
-    price,
-)
+from gpuwise.advise.evaluate import Option, best_use_of_each_system, incomplete_capex, price
 from gpuwise.advise.failover import cold_twins, price_public_api_failover, with_cold_standby
 from gpuwise.advise.fired import fire_rules
+from gpuwise.advise.limits import check_constraints
 from gpuwise.advise.margin import (
     band_assumption,
     slow_tokens_per_s,
