@@ -42,6 +42,7 @@ TEXT_FIELDS = (
     ("context", "4096"),
     ("months", "12"),
     ("hours_per_day", "8"),
+    ("days_per_week", "7"),
     ("budget", "3000"),
     ("region", "cn"),
     ("max_gpus", "8"),
