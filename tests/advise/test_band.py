@@ -11,7 +11,8 @@ from typing import Any, cast
 
 import pytest
 
-from gpuwise.advise.evaluate import Option, check_constraints, incomplete_capex
+from gpuwise.advise.evaluate import Option, incomplete_capex
+from gpuwise.advise.limits import check_constraints
 from gpuwise.advise.margin import (
     hours_band,
     purchase_units,

@@ -62,3 +62,5 @@ def test_an_institution_without_a_rate_is_told_and_one_with_a_rate_or_a_company_
     assert noted(_lab())
     assert not noted(_lab(rental_overhead_pct=0))
     assert not noted(_lab(entity="company"))
+    # a Chinese institute's grant fixes its indirect costs in the budget: no US F&A advice
+    assert not noted(_lab(region="cn", currency="CNY"))

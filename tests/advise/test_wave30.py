@@ -164,3 +164,60 @@ def test_hipaa_data_rents_only_from_clouds_that_sign_a_baa(api: Any) -> None:
     others = [o for o in api.options + api.infeasible if o.candidate.kind == "rent"]
     assert any(o.candidate.provider.hipaa_baa is not True for o in others)
     assert "hipaa-baa-only" not in dict(api.rules)
+
+
+def test_a_domestic_preference_names_the_nearest_domestic_option() -> None:
+    """domestic_preference_pct with a foreign first option: the first domestic option the plan
+    ranks is named with its place and how much more it costs (blind w31-01: it sat 51st)."""
+    firm = {
+        "workload": {"kind": "serve", "model": "qwen3-32b", "concurrency": 20,
+                     "prompt_tokens": 8000, "cached_prompt_share": 0.5, "gen_tokens": 600,
+                     "target_tokens_per_s_per_request": 12},
+        "months": 36, "hours_per_day": 9, "days_per_week": 5, "region": "cn",
+        "domestic_preference_pct": 15, "currency": "CNY", "entity": "company",
+    }  # fmt: skip
+    plan = _plan(firm)
+    notes = dict(plan.assumptions)
+    domestic = ("huawei", "hygon", "cambricon", "moorethreads", "biren", "iluvatar", "metax",
+                "kunlunxin", "enflame")  # fmt: skip
+    first_domestic = next(
+        (i for i, o in enumerate(plan.options, 1) if o.candidate.gpu.vendor in domestic), None
+    )
+    if plan.options[0].candidate.gpu.vendor in domestic:
+        assert "plan.note_nearest_domestic" not in notes
+    elif first_domestic is None:
+        assert "plan.note_no_domestic_ranked" in notes
+    else:
+        note = notes["plan.note_nearest_domestic"]
+        assert note["rank"] == first_domestic
+        o = plan.options[first_domestic - 1]
+        assert note["more"] == pytest.approx(100 * (o.cost.total / plan.options[0].cost.total - 1))
+    assert "plan.note_nearest_domestic" not in dict(
+        _plan({**firm, "domestic_preference_pct": None}).assumptions
+    )
+
+
+def test_a_rental_short_at_the_slow_end_is_never_as_good_as_one_that_is_not() -> None:
+    """Blind w31-05: 4 cards due in 213-388 h were named "as good" as 8 due in 107 h against
+    a 240 h deadline. A tie of the cloud answer is as safe as the answer."""
+    from gpuwise.advise.margin import at_risk_of_missing
+
+    batch = {
+        "workload": {"kind": "serve", "model": "qwen3-8b", "samples": 50_000_000,
+                     "prompt_tokens": 500, "gen_tokens": 20},
+        "months": 1, "deadline_days": 10, "region": "cn", "entity": "institution",
+        "currency": "CNY", "budget": {"amount": 30000, "currency": "CNY", "per": "total"},
+    }  # fmt: skip
+    plan = _plan(batch)
+    cloud = plan.answers.cloud
+    assert cloud is not None
+    rent = next(o for o in plan.options if o.candidate.kind == "rent")
+    for tie in cloud.ties:
+        o = next(
+            o
+            for o in plan.options
+            if o.candidate.provider
+            and (o.candidate.provider.id, o.candidate.offer.instance)
+            == (tie.provider, tie.instance)
+        )
+        assert at_risk_of_missing(rent.risks) or not at_risk_of_missing(o.risks), tie

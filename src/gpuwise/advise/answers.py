@@ -10,6 +10,7 @@ from typing import Literal
 
 from gpuwise.advise.evaluate import Option, caveated, incomplete_capex
 from gpuwise.advise.labels import option_label
+from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.outcome import break_even_of
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
 from gpuwise.advise.ties import decided_by_time
@@ -85,7 +86,10 @@ def _rental_ties(
     given what their prices are known to (at most two, cheapest first). One whose framework
     runs there only partly (a PyTorch job on a TPU needs PyTorch/XLA or a JAX port) is not as
     good as a rental that runs the job as written, whatever its price, nor is one the ranking
-    puts in a later tier (a marketplace host for a public API: ranking.rank_key)."""
+    puts in a later tier (a marketplace host for a public API: ranking.rank_key), nor one that
+    meets a target or deadline only at its central estimate where the answer meets it at the
+    slow end (blind w31-05: 4 cards due in 213-388 h named "as good" as 8 due in 107 h against
+    a 240 h deadline)."""
     others = [
         o
         for o in options
@@ -93,6 +97,7 @@ def _rental_ties(
         and o is not rent
         and not incomplete_capex(o)
         and (caveated(rent) or not caveated(o))
+        and (at_risk_of_missing(rent.risks) or not at_risk_of_missing(o.risks))
         and tier(o) == tier(rent)
     ]
     close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]

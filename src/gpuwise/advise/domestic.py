@@ -46,3 +46,30 @@ def domestic_rental_note(cat: Catalog, plan: Plan) -> list[Fired]:
         ),
     }
     return [("plan.note_domestic_rentals_unpriced", params)]
+
+
+def nearest_domestic_note(plan: Plan) -> list[Fired]:
+    """A buyer who prefers domestic hardware (domestic_preference_pct) and gets a foreign first
+    option is told the first domestic one the plan ranks and how much more it costs than the
+    answer, so the preference can be weighed against the gap (blind w31-01: the nearest one sat
+    51st, unsaid); where none is ranked, that none is."""
+    s = plan.scenario
+    if not s.domestic_preference_pct or not plan.options:
+        return []
+    first = plan.options[0]
+    if first.candidate.gpu.vendor in DOMESTIC_VENDORS:
+        return []
+    from gpuwise.advise.fired_billing import money
+    from gpuwise.advise.labels import candidate_words
+    from gpuwise.i18n import LANGS
+
+    ranked = enumerate(plan.options, start=1)
+    found = next(((i, o) for i, o in ranked if o.candidate.gpu.vendor in DOMESTIC_VENDORS), None)
+    if found is None:
+        return [("plan.note_no_domestic_ranked", {"pct": s.domestic_preference_pct})]
+    rank, o = found
+    params: dict[str, Any] = {f"option_{x}": candidate_words(o.candidate, x) for x in LANGS}
+    params |= {"rank": rank, "total": money(o.cost.total, plan.currency)}
+    more = 100 * (o.cost.total / first.cost.total - 1)
+    params |= {"more": more, "pct": s.domestic_preference_pct}
+    return [("plan.note_nearest_domestic", params)]

@@ -30,8 +30,14 @@ def price_rental_overhead(s: Scenario, options: list[Option]) -> None:
 
 
 def rental_overhead_note(s: Scenario, rentals_ranked: bool = True) -> list[Fired]:
-    """For an institution that set no rate: rentals were priced without indirect costs (said
-    only where a rental is ranked: with every cloud left out there is nothing it applies to)."""
+    """For a US institution that set no rate: rentals were priced without indirect costs (said
+    only where a rental is ranked: with every cloud left out there is nothing it applies to).
+    Only in the US does the rate fall on cloud bills and not on equipment as it is spent:
+    China's grant rules fix the indirect costs in the approved budget (a share of the direct
+    costs less equipment), so renting adds none (blind w31-05: the US advice shown to a
+    Chinese institute)."""
     if s.entity != "institution" or s.rental_overhead_pct is not None or not rentals_ranked:
+        return []
+    if s.currency != "USD" and s.region.strip().lower() != "us":
         return []
     return [("plan.note_rental_overhead_unset", {})]

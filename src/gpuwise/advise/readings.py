@@ -33,6 +33,10 @@ def other_readings(
         from gpuwise.advise.colocation_note import colocation_note
 
         out += colocation_note(plan, replan_of(), margin)
+    if s.domestic_preference_pct:
+        from gpuwise.advise.domestic import nearest_domestic_note
+
+        out += nearest_domestic_note(plan)
     if plan.options and plan.options[0].candidate.kind == "rent":
         from gpuwise.advise.commitment_note import commitment_note
 

@@ -58,6 +58,8 @@ def _spare(o: PlanOption) -> str:
     where 12 were)."""
     per_replica = max(1, o.devices // max(1, o.config.replicas or 1))
     total = o.devices + per_replica
+    if o.kind == "own":  # bought: a machine of its own, not a card beside the copies it spares
+        return t("plan.plus_spare_machine", n=per_replica, total=total)
     if per_replica == 1:
         return t("plan.plus_spare_device", total=total)
     return t("plan.plus_spare", n=per_replica, total=total)
