@@ -19,8 +19,8 @@ def _where(o: PlanOption) -> str:
         return t("plan.owned_offload")
     if o.kind == "own":
         return t("plan.owned") if o.already_owned else t("plan.buy")
-    name = o.provider_name or o.provider
-    return f"{name} {o.instance} ({t(f'billing.{o.billing}')})"
+    name = o.provider_name or o.provider  # the sentence's own form: full-width brackets in zh
+    return t("plan.tie_name", provider=name, instance=o.instance, billing=t(f"billing.{o.billing}"))
 
 
 def _risk_words(o: PlanOption) -> str:
@@ -80,7 +80,9 @@ def _added_hardware(o: PlanOption) -> str:
         return f"{text} + {o.added_gpu}×{o.added_count}"
     if o.offload_fraction:
         return f"{text} + CPU"
-    if o.machines > 1:
+    if o.machines > 1 and o.devices == o.machines:  # one device each: "(6 devices)" says nothing
+        text = t("plan.machines_of_one", hardware=text, n=o.machines)
+    elif o.machines > 1:
         text = t("plan.machines", hardware=text, n=o.machines, devices=o.devices)
     elif o.devices != o.count:
         text += " " + t("plan.devices", n=o.devices)
@@ -96,6 +98,8 @@ def _replicas(o: PlanOption) -> str:
         return ""
     if span > 1:
         return t("plan.replicas_spanning", n=replicas, machines=span)
+    if replicas == o.machines:  # a copy on each machine (blind w31: "6 台…共 6 个副本")
+        return t("plan.replica_each")
     return t("plan.replicas", n=replicas)
 
 
