@@ -145,18 +145,15 @@ UNPRICED_BUYABLE = {
     "rtx-pro-4000-blackwell",
     "rtx-pro-4500-blackwell",
     "rtx-pro-5000-blackwell",
-    "rtx-pro-5000-blackwell-72gb",
     "rtx-a4000",
     "rtx-a5000",
     # Consumer card with no dated price found:
-    "arc-a770-16gb",
     # Apple chips whose entry is the largest memory configuration, unpriced (older ones are
     # no longer sold new); the priced Mac Studio configurations are separate entries
     # (apple-m3-ultra-256gb, apple-m4-max-36gb):
     "apple-m1",
     "apple-m2-max",
     "apple-m2-ultra",
-    "apple-m3-max",
     "apple-m4-pro",
     "apple-m4-max",
 }
