@@ -237,4 +237,4 @@ def companions_note(cat: Catalog, plan: Plan) -> list[Fired]:
     if not names or not shown:
         return []
     gib = shown[0].sized.companion_bytes / 2**30
-    return [("plan.note_companions", {"names": ", ".join(names), "gib": gib})]
+    return [("plan.note_companions", {"names": tuple(names), "gib": gib})]

@@ -184,7 +184,7 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
                 "format-not-run" if first.note_en else "format-not-documented",
                 {
                     "engine": z.engine,
-                    "formats": ", ".join(q for q, _ in choice.refused),
+                    "formats": tuple(q for q, _ in choice.refused),
                     "architecture": g.architecture or g.id,
                     "note_en": first.note_en,
                     "note_zh": first.note_zh,
@@ -351,7 +351,10 @@ def words(params: dict[str, Any]) -> dict[str, Any]:
 
     out = dict(params)
     if "item_ids" in params:
-        out["items"] = ", ".join(t(f"cost.item.{i}") for i in params["item_ids"])
+        out["items"] = t("plan.enum_sep").join(t(f"cost.item.{i}") for i in params["item_ids"])
+    for name, value in params.items():  # a list of names, joined as the language lists them
+        if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+            out[name] = t("plan.enum_sep").join(value)
     if "vendor_id" in params:
         out["vendor"] = t(f"vendor.{params['vendor_id']}")
     if params.get("architecture"):

@@ -192,7 +192,7 @@ def _first_line(plan: Plan) -> str:
         return t("plan.answer_unpriced", card=c.gpu.name)
     total, monthly = money(best.cost.total, cur), per_month(plan, money(best.cost.monthly, cur))
     verdict_key = "owned" if a.already_owned and a.buy_or_rent == "buy" else a.buy_or_rent
-    items = ", ".join(t(f"cost.item.{u}") for u in best.cost.unpriced)
+    items = t("plan.enum_sep").join(t(f"cost.item.{u}") for u in best.cost.unpriced)
     if a.buy_or_rent == "either" and a.either:  # a near tie keeps what decides it, floor or not
         e = a.either
         tied = [o.cost.total for o in plan.options if option_label(o) in (e.own, e.rent)]
