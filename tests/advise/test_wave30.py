@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gpuwise.advise.failover import failover_cost
+from gpuwise.advise.limits import paid_at_once
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
@@ -66,9 +67,10 @@ def test_machines_in_a_rack_are_never_desktop_towers(api: Any) -> None:
     assert not [o.candidate.label for o in own if o.platform in desktops]
 
 
-def test_a_total_budget_is_checked_before_the_resale() -> None:
+def test_a_total_budget_pays_for_the_purchase_before_any_resale() -> None:
     """A CNY 2.25M server does not fit a CNY 2M total budget because it resells for 674k three
-    months later (blind w30-03): the limit says the total counts on that sale."""
+    months later (blind w30-03): the limit says the total counts on that sale. What is paid at
+    once must fit; the project's whole cost, net of the resale, must fit too."""
     bank = {
         "workload": {"kind": "train", "model": "qwen3-14b", "mode": "lora",
                      "dataset_tokens": 50_000_000, "epochs": 3, "seq_len": 4096},
@@ -78,18 +80,16 @@ def test_a_total_budget_is_checked_before_the_resale() -> None:
     }  # fmt: skip
     plan = _plan(bank)
     for o in plan.options:
-        resale = -o.cost.items.get("resale", 0.0)
-        assert o.cost.total + max(0.0, resale) <= 2_000_000 + 1e-6, o.candidate.label
+        assert max(o.cost.total, paid_at_once(o)) <= 2_000_000 + 1e-6, o.candidate.label
     blocked = [
-        p
+        (o, p)
         for o in plan.infeasible
         for k, p in o.blockers
-        if k == "plan.block_budget" and p.get("message_key") == "plan.block_budget_before_resale"
+        if k == "plan.block_budget" and p.get("message_key") == "plan.block_budget_up_front"
     ]
     assert blocked, [o.blockers for o in plan.infeasible]
-    for p in blocked:
-        assert p["total"] <= p["budget"] < p["spend"]
-        assert p["spend"] == pytest.approx(p["total"] + p["resale"])
+    for o, p in blocked:
+        assert p["total"] <= p["budget"] < p["spend"] == pytest.approx(paid_at_once(o))
 
 
 def test_local_use_with_a_long_context_says_the_full_prompt_wait() -> None:
@@ -221,3 +221,22 @@ def test_a_rental_short_at_the_slow_end_is_never_as_good_as_one_that_is_not() ->
             == (tie.provider, tie.instance)
         )
         assert at_risk_of_missing(rent.risks) or not at_risk_of_missing(o.risks), tie
+
+
+def test_power_over_the_project_does_not_push_a_purchase_that_fits_over_a_total_budget() -> None:
+    """Blind w32-05: a hobbyist's USD 4,000 buys two used RTX 3090s and their PC (USD 3,840);
+    three years of power come on top but so does the resale: the pair is within the budget,
+    and the PC is off when not in use (no idle hours billed for local use)."""
+    hobby = {
+        "workload": {"kind": "local", "model": "llama-3.3-70b", "context": 16384},
+        "months": 36, "hours_per_day": 3, "region": "us", "currency": "USD",
+        "entity": "individual", "site": "home",
+        "budget": {"amount": 4000, "currency": "USD", "per": "total"},
+    }  # fmt: skip
+    plan = _plan(hobby)
+    for o in plan.options:
+        assert o.cost.details["idle_hours"] == 0, o.candidate.label
+        assert max(o.cost.total, paid_at_once(o)) <= 4000 + 1e-6
+    for o in plan.infeasible:  # nothing within both limits is held back by the budget
+        if paid_at_once(o) <= 4000 and o.cost.total <= 4000:
+            assert all(k != "plan.block_budget" for k, _ in o.blockers), o.candidate.label

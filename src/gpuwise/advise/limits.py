@@ -25,13 +25,26 @@ Fired = tuple[str, dict[str, Any]]
 
 
 def spend_of(s: Scenario, o: Option) -> float:
-    """What the budget is checked against: the monthly cost for a monthly budget, else the
-    money paid out over the project, before the hardware is resold: a budget is what may be
-    spent, and a resale comes after it, if at all (blind w30-03: a CNY 2.25M server passed a
-    CNY 2M budget on a CNY 674k resale three months later)."""
+    """What the budget is checked against: the monthly cost for a monthly budget; for a total
+    budget, the larger of the project's whole cost and what is paid at once for the hardware.
+    A resale at the end can take off running costs over the project, but it cannot pay for
+    the purchase it follows (blind w30-03: a CNY 2.25M server passed a CNY 2M budget on a
+    CNY 674k resale three months later), while a hobbyist's USD 3,840 pair of cards fits USD
+    4,000 though three years of power come on top before it is sold (blind w32-05)."""
     if s.budget and s.budget.per == "month":
         return o.cost.monthly
-    return o.cost.total + resale_credit(o)
+    return max(o.cost.total, paid_at_once(o))
+
+
+def paid_at_once(o: Option) -> float:
+    """What a purchase pays before it runs: its cards, host or system, and the spare's (0 for
+    a rental, whose bill comes by the hour or month)."""
+    if o.candidate.kind != "own" or o.candidate.already_owned:
+        return 0.0
+    capital = sum(o.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
+    if "failover_replica" in o.cost.items:  # the hot spare is bought too (blind w25-01)
+        capital += capital / max(1, o.sized.replicas)
+    return capital
 
 
 def resale_credit(o: Option) -> float:
@@ -79,7 +92,7 @@ def check_constraints(
             params: dict[str, Any] = {"spend": spend, "budget": budget_in_ctx}
             if s.budget.per != "month" and o.cost.total <= budget_in_ctx:  # only a resale fits it
                 params |= {"resale": resale_credit(o), "total": o.cost.total}
-                params["message_key"] = "plan.block_budget_before_resale"
+                params["message_key"] = "plan.block_budget_up_front"
             o.blockers.append(("plan.block_budget", params))
         elif incomplete_capex(o):
             missing = sorted(CAPEX_ITEMS & set(o.cost.unpriced))

@@ -237,7 +237,9 @@ def _shortfall_key(sized: Sized) -> tuple[bool, float]:
 
 def _compressed_from(sized: Sized, first: Sized) -> Sized:
     """The sizing, noting the format that fitted first when a more compressed one was taken."""
-    return sized if sized is first else replace(sized, compressed_for_target=first.quant)
+    if sized is first or sized.quant == first.quant:  # the same format, another layout or cache
+        return sized  # (blind w32-02: "int4-awq fits too, but int4-awq meets the speed")
+    return replace(sized, compressed_for_target=first.quant)
 
 
 def _share(s: Scenario, replicas: int) -> Scenario:

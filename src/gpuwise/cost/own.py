@@ -75,6 +75,9 @@ class OwnSpec:
     idle_cards: int = 0
     """Cards in the same powered machine that the job leaves unused: each draws its idle power
     whenever the machine is on."""
+    off_when_idle: bool = False
+    """The machine is switched off (or asleep) when not in use, as a personal machine for local
+    chat is: no idle hours are billed (blind w32-05: a hobbyist's PC billed 21 h a day idle)."""
 
 
 def psu_watts(base_system_w: float, gpu_tdp_w: float, count: int, headroom: float) -> float:
@@ -162,7 +165,8 @@ def own_cost(
     """
     all_hours = 24 * DAYS_PER_MONTH
     if idle_hours_per_month is None:
-        idle_hours_per_month = 0.0 if spec.owned else max(0.0, all_hours - busy_hours_per_month)
+        stays_on = not (spec.owned or spec.off_when_idle)
+        idle_hours_per_month = max(0.0, all_hours - busy_hours_per_month) if stays_on else 0.0
     cards = spec.count * spec.card_price
     items: dict[str, float] = {}
     unpriced = [] if spec.owned else list(spec.unpriced_host)

@@ -366,6 +366,7 @@ def resolve_own(
         warranty_months=warranty,
         used_value_per_card=used_value_now(gpu, ctx, resale) if opts.owned else None,
         idle_cards=opts.idle_cards,
+        off_when_idle=opts.workload == "local",
     )
     parts, refs = tuple(host.parts), with_retrieved(cat, prices)
     return ResolvedOwn(spec, platform_id, host.psu_w, parts, refs, tuple(notes), power.site)

@@ -203,6 +203,7 @@ def resolve_system(
         power_in_rent=rent.power_included,
         colocation_unpriced=rent.unpriced,
         warranty_months=warranty,
+        off_when_idle=opts.workload == "local",
     )
     refs = with_retrieved(cat, prices)
     resolved = ResolvedOwn(spec, system.id, None, (), refs, tuple(notes), site)
