@@ -246,14 +246,26 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
         at_home = s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks)
         return (incomplete_capex(o), not o.sized.speed_known, at_home, public)
 
+    from gpuwise.advise.margin import purchase_units
+    from gpuwise.advise.ranking import TIERS, rank_key
+
+    ranked_tier = rank_key(s)
+
+    def insured(o: Option) -> float:
+        # a target met only at the central estimate is ranked by its insured total, in the
+        # whole cards or machines it comes in (margin.py), as the ranking itself does
+        return ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
+
     for i, owned in enumerate(plan.options):
         if not owned.candidate.already_owned:
             continue
-        # a target met only at the central estimate is ranked by its insured total (margin.py)
-        insured = ranking_total(owned.cost.total, owned.risks)
         for above in plan.options[:i]:
-            if ranking_total(above.cost.total, above.risks) > insured + 1e-6:
-                assert tier(above) < tier(owned), (above.candidate.label, owned.candidate.label)
+            if insured(above) > insured(owned) + 1e-6:
+                first = (tier(above), ranked_tier(above)[:TIERS])
+                assert first < (tier(owned), ranked_tier(owned)[:TIERS]), (
+                    above.candidate.label,
+                    owned.candidate.label,
+                )
 
 
 def check_pooling(cat: Catalog, plan: Plan) -> None:
