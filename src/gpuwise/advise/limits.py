@@ -56,12 +56,9 @@ def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
     """A purchase checked against a monthly budget is checked spread over the project, less
     its resale; where what is paid at once is more than a month's budget, the risk says so
     (blind w24-03: a $515k server under a $40k monthly budget, with no word of the outlay)."""
-    c = o.candidate
-    if s.budget is None or s.budget.per != "month" or c.kind != "own" or c.already_owned:
+    if s.budget is None or s.budget.per != "month":
         return
-    capital = sum(o.cost.items.get(k, 0.0) for k in CAPEX_ITEMS)  # a purchase has no compute
-    if "failover_replica" in o.cost.items:  # the hot spare is bought too (blind w25-01)
-        capital += capital / max(1, o.sized.replicas)
+    capital = paid_at_once(o)  # 0 for a rental or owned hardware
     if capital > budget_in_ctx:
         from gpuwise.advise.fired_billing import money
 
