@@ -240,3 +240,30 @@ def test_power_over_the_project_does_not_push_a_purchase_that_fits_over_a_total_
     for o in plan.infeasible:  # nothing within both limits is held back by the budget
         if paid_at_once(o) <= 4000 and o.cost.total <= 4000:
             assert all(k != "plan.block_budget" for k, _ in o.blockers), o.candidate.label
+
+
+def test_a_model_cut_below_its_shipped_format_says_what_the_shipped_one_takes() -> None:
+    """Blind w32-02: DeepSeek-V3.1 (shipped in FP8) ran at 4 bits on 8 x H800 within the
+    default 8 devices, and the FP8 option with 16 was never said. The plan quotes the first
+    option at the shipped format with twice the devices, only where max_gpus was left to its
+    default."""
+    from gpuwise.advise.sized import weight_bits
+    from gpuwise.estimate.constants import MemoryConstants
+
+    agents = {
+        "workload": {"kind": "serve", "model": "deepseek-v3.1", "concurrency": 32,
+                     "prompt_tokens": 6000, "cached_prompt_share": 0.4, "gen_tokens": 800,
+                     "target_tokens_per_s_per_request": 15},
+        "months": 12, "hours_per_day": 24, "region": "cn", "currency": "CNY",
+        "entity": "company", "budget": {"amount": 200000, "currency": "CNY", "per": "month"},
+    }  # fmt: skip
+    plan = _plan(agents)
+    mc = MemoryConstants.from_catalog(load_catalog())
+    first = plan.options[0]
+    assert weight_bits(mc, first.sized.quant) < 8  # cut below FP8 within 8 devices
+    notes = dict(plan.assumptions)
+    note = notes["plan.note_native_with_more"]
+    assert note["shipped"] == "fp8" and note["most"] == 8 and note["wider"] == 16
+    assert 8 < note["devices"] <= 16
+    stated = _plan({**agents, "max_gpus": 8})
+    assert "plan.note_native_with_more" not in dict(stated.assumptions)

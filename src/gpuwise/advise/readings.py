@@ -45,6 +45,10 @@ def other_readings(
         from gpuwise.advise.residency_note import residency_note
 
         out += residency_note(plan, cat, replan_of(), margin)
+    if replans and s.workload.kind == "serve":
+        from gpuwise.advise.native_note import native_format_note
+
+        out += native_format_note(plan, cat, replan_of())
     if replans and s.owns:
         from gpuwise.advise.owned_note import owned_note
 
