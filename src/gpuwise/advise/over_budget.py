@@ -38,7 +38,13 @@ def over_budget_note(plan: Plan) -> list[Fired]:
     """The ⓘ line naming faster options only the budget blocks; [] where there are none."""
     if plan.scenario.budget is None or not plan.options:
         return []
-    best = plan.options[0]
+    # faster than every option within the budget, not only the first (blind w33-05: EUR 125k
+    # purchases named beside a EUR 33 rental that finished sooner)
+    fastest = (
+        max(_speed(o) for o in plan.options if o.sized.speed_known)
+        if any(o.sized.speed_known for o in plan.options)
+        else _speed(plan.options[0])
+    )
     from gpuwise.advise.evaluate import incomplete_capex
     from gpuwise.advise.labels import option_label
 
@@ -50,7 +56,7 @@ def over_budget_note(plan: Plan) -> list[Fired]:
         and option_label(o) not in ranked
         and not incomplete_capex(o)  # a total without its cards is no price (blind w22-04)
         and o.sized.speed_known
-        and _speed(o) > _speed(best) * 1.05
+        and _speed(o) > fastest * 1.05
     ]
     named: list[Option] = []  # the cost/speed front: each faster than every cheaper one
     for o in sorted(blocked, key=lambda o: (o.cost.total, -_speed(o))):
