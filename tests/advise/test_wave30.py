@@ -24,6 +24,27 @@ API: dict[str, Any] = {
 }  # fmt: skip
 
 
+GRID_LORA: dict[str, Any] = {
+    "workload": {"kind": "train", "model": "qwen3-14b", "mode": "lora",
+                 "dataset_tokens": 50_000_000, "epochs": 3, "seq_len": 4096},
+    "months": 3, "deadline_days": 7, "region": "cn", "data_may_leave": False,
+    "domestic_only": True, "entity": "company", "site": "server-room", "currency": "CNY",
+}  # fmt: skip
+"""A 国产化 LoRA run kept on the premises (blind w30-03)."""
+
+
+def _at_home(
+    model: str, context: int, months: float, hours: float, region: str, usd: float
+) -> dict[str, Any]:
+    """A person's local use at home with a total budget in dollars."""
+    return {
+        "workload": {"kind": "local", "model": model, "context": context},
+        "months": months, "hours_per_day": hours, "region": region, "currency": "USD",
+        "entity": "individual", "site": "home",
+        "budget": {"amount": usd, "currency": "USD", "per": "total"},
+    }  # fmt: skip
+
+
 def _plan(data: dict[str, Any]) -> Any:
     return make_plan(load_catalog(), parse_scenario(data, "t"), TODAY)
 
@@ -71,14 +92,7 @@ def test_a_total_budget_pays_for_the_purchase_before_any_resale() -> None:
     """A CNY 2.25M server does not fit a CNY 2M total budget because it resells for 674k three
     months later (blind w30-03): the limit says the total counts on that sale. What is paid at
     once must fit; the project's whole cost, net of the resale, must fit too."""
-    bank = {
-        "workload": {"kind": "train", "model": "qwen3-14b", "mode": "lora",
-                     "dataset_tokens": 50_000_000, "epochs": 3, "seq_len": 4096},
-        "months": 3, "deadline_days": 7, "region": "cn", "data_may_leave": False,
-        "domestic_only": True, "entity": "company", "site": "server-room", "currency": "CNY",
-        "budget": {"amount": 2_000_000, "currency": "CNY", "per": "total"},
-    }  # fmt: skip
-    plan = _plan(bank)
+    plan = _plan({**GRID_LORA, "budget": {"amount": 2_000_000, "currency": "CNY", "per": "total"}})
     for o in plan.options:
         assert max(o.cost.total, paid_at_once(o)) <= 2_000_000 + 1e-6, o.candidate.label
     blocked = [
@@ -95,12 +109,7 @@ def test_a_total_budget_pays_for_the_purchase_before_any_resale() -> None:
 def test_local_use_with_a_long_context_says_the_full_prompt_wait() -> None:
     """Local use with a 32k context and no prompt length: the first option's wait for a prompt
     that fills the context is said where it passes the attention limit (blind w30-05)."""
-    local = {
-        "workload": {"kind": "local", "model": "qwen3-coder-30b-a3b", "context": 32768},
-        "months": 24, "hours_per_day": 4, "region": "global", "currency": "USD",
-        "entity": "individual", "site": "home",
-        "budget": {"amount": 2500, "currency": "USD", "per": "total"},
-    }  # fmt: skip
+    local = _at_home("qwen3-coder-30b-a3b", 32768, months=24, hours=4, region="global", usd=2500)
     plan = _plan(local)
     first = plan.options[0]
     wait = first.sized.full_context_first_token_s
@@ -119,13 +128,7 @@ def test_a_cloud_reading_far_cheaper_is_said_as_a_share_not_100_percent_less() -
     from gpuwise.advise.report import plan_report
     from gpuwise.i18n import set_lang
 
-    bank = {
-        "workload": {"kind": "train", "model": "qwen3-14b", "mode": "lora",
-                     "dataset_tokens": 50_000_000, "epochs": 3, "seq_len": 4096},
-        "months": 3, "deadline_days": 7, "region": "cn", "data_may_leave": False,
-        "domestic_only": True, "entity": "company", "site": "server-room", "currency": "CNY",
-    }  # fmt: skip
-    plan = _plan(bank)
+    plan = _plan(GRID_LORA)
     notes = dict(plan.assumptions)
     assert "plan.note_residency_fraction" in notes, list(notes)
     share = notes["plan.note_residency_fraction"]["share"]
@@ -227,12 +230,7 @@ def test_power_over_the_project_does_not_push_a_purchase_that_fits_over_a_total_
     """Blind w32-05: a hobbyist's USD 4,000 buys two used RTX 3090s and their PC (USD 3,840);
     three years of power come on top but so does the resale: the pair is within the budget,
     and the PC is off when not in use (no idle hours billed for local use)."""
-    hobby = {
-        "workload": {"kind": "local", "model": "llama-3.3-70b", "context": 16384},
-        "months": 36, "hours_per_day": 3, "region": "us", "currency": "USD",
-        "entity": "individual", "site": "home",
-        "budget": {"amount": 4000, "currency": "USD", "per": "total"},
-    }  # fmt: skip
+    hobby = _at_home("llama-3.3-70b", 16384, months=36, hours=3, region="us", usd=4000)
     plan = _plan(hobby)
     for o in plan.options:
         assert o.cost.details["idle_hours"] == 0, o.candidate.label
