@@ -265,3 +265,20 @@ def test_a_model_cut_below_its_shipped_format_says_what_the_shipped_one_takes() 
     assert 8 < note["devices"] <= 16
     stated = _plan({**agents, "max_gpus": 8})
     assert "plan.note_native_with_more" not in dict(stated.assumptions)
+
+
+def test_a_24_gb_card_for_local_use_goes_in_the_entry_desktop() -> None:
+    """Blind w34-05: one 24 GB card for local chat was given the two-card tower by the "RAM
+    at least twice the VRAM" rule; a local runtime maps the model and needs RAM for what it
+    fills, not twice it (cost.resolve_host.MMAP_RAM_PER_VRAM). Serving keeps the rule."""
+    home = _at_home("qwen3-32b", 8192, months=36, hours=2, region="us", usd=10**6)
+    local = _plan(home)
+    one_3090 = [o for o in local.options if o.candidate.label == "own:rtx-3090×1"]
+    assert one_3090 and one_3090[0].platform == "desktop-entry"
+    served = _plan({**home, "workload": {"kind": "serve", "model": "qwen3-32b", "concurrency": 2}})
+    hosts = {
+        o.platform
+        for o in served.options + served.infeasible
+        if o.candidate.label == "own:rtx-3090×1"
+    }
+    assert hosts and "desktop-entry" not in hosts

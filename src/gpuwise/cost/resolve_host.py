@@ -68,8 +68,22 @@ RACK_SITES = ("colocation", "datacenter")
 there (blind w30-02: a desktop PC priced into a colocation rack)."""
 
 
+MMAP_RAM_PER_VRAM = 1.0
+"""System RAM a local runtime (llama.cpp, Ollama, MLX) needs per GB of VRAM it fills: it maps
+the model file and copies the offloaded layers to the card without holding them in RAM
+(llama.cpp PR 2529: "the loading should be lazy so the model file only needs to be iterated
+over once"; issue 1964: 32 GB RAM + 24 GB VRAM run a 65B at 4 bits), against the "RAM at
+least twice the VRAM" a platform's `max_gpu_memory_gb` is derived from (training and
+serving engines that load through host memory)."""
+
+
 def _platform(
-    cat: Catalog, gpu: Gpu, count: int, name: str | None, site: str | None = None
+    cat: Catalog,
+    gpu: Gpu,
+    count: int,
+    name: str | None,
+    site: str | None = None,
+    workload: str | None = None,
 ) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
     datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
@@ -84,10 +98,11 @@ def _platform(
         fits = [chosen]
     else:  # a host whose RAM is sized for less VRAM than the build has is passed over
         vram_gb = gpu.memory_gb * gpu.devices_per_card * count
+        ram_rule = 2.0 / MMAP_RAM_PER_VRAM if workload == "local" else 1.0  # blind w34-05
         fits = [
             p
             for p in sorted(platforms, key=lambda p: _capacity(p, parts))
-            if p.max_gpu_memory_gb is None or vram_gb <= p.max_gpu_memory_gb
+            if p.max_gpu_memory_gb is None or vram_gb <= p.max_gpu_memory_gb * ram_rule
         ]
     if not name and site in RACK_SITES:
         fits = [p for p in fits if p.pue != "home"]
@@ -216,7 +231,7 @@ def build_host(
     """The platform the cards go in and the host's price (a Mac is a whole system)."""
     if gpu.whole_system:
         return WHOLE_SYSTEM, None, Host(0.0, (), [], None)
-    platform = _platform(cat, gpu, count, opts.platform, opts.site)
+    platform = _platform(cat, gpu, count, opts.platform, opts.site, opts.workload)
     in_price = _host_in_price(gpu, ctx, opts.card_price, opts.buyer)
     if opts.host_price is None and not opts.owned and in_price:
         notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))
