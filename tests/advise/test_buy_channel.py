@@ -15,7 +15,7 @@ import yaml
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import Catalog, load_catalog
-from gpuwise.cost.channel import purchase_price
+from gpuwise.cost.channel import card_price
 
 TODAY = dt.date(2026, 12, 2)
 BLIND = yaml.safe_load((Path(__file__).parent / "blind_wave6.yaml").read_text("utf-8"))
@@ -48,7 +48,7 @@ def test_hospital_is_never_priced_at_a_used_listing(cat: Catalog) -> None:
     assert owned
     for o in owned:
         gpu = o.candidate.gpu
-        chosen = purchase_price(gpu.prices, "company", plan.currency)
+        chosen = card_price(gpu, "company", plan.currency)
         assert chosen is not None and chosen.bought_as == "new", gpu.id
         refs = _card_refs(o)
         assert refs and {(r.amount, r.source) for r in refs} == {(chosen.amount, chosen.source)}
@@ -76,6 +76,6 @@ def test_local_235b_ranks_a_priced_mac_studio(cat: Catalog) -> None:
     assert macs, [o.candidate.gpu.id for o in plan.options]
     mac = macs[0]
     assert "cards" in mac.cost.items and "cards" not in mac.cost.unpriced
-    chosen = purchase_price(mac.candidate.gpu.prices, "individual", plan.currency)
+    chosen = card_price(mac.candidate.gpu, "individual", plan.currency)
     assert chosen is not None and chosen.bought_as == "new" and chosen.seen_at == "list"
     assert mac.cost.items["cards"] == pytest.approx(chosen.amount)  # USD plan, USD price

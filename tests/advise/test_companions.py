@@ -44,7 +44,8 @@ def test_each_device_holds_the_companions_too(rag: Any) -> None:
     reserved = companion_bytes(CAT, BESIDE, MemoryConstants.from_catalog(CAT))
     assert 1 * 2**30 < reserved < 8 * 2**30  # two 0.6B models and their runtimes
     report = plan_report(CAT, rag, 5)
-    for o, row in zip(rag.options[:5], report.options, strict=False):
+    for row in report.options:
+        o = rag.options[row.rank - 1]  # the table's rows say their place in the ranking
         assert o.sized.companion_bytes == reserved
         assert row.memory_per_gpu_bytes == o.sized.memory.device_total_bytes + reserved
         assert row.memory_per_gpu_bytes <= row.memory_capacity_bytes

@@ -176,7 +176,7 @@ amount = 2.0
 
 def test_site_and_company_choose_pue_and_tariff(cli) -> None:  # type: ignore[no-untyped-def]
     """A server room adds its PUE; a company pays the commercial tariff (issue 26 item 4)."""
-    base = ("cost", "--own", "rtx-4090", "--currency", "CNY", "--json")
+    base = ("cost", "--own", "rtx-5090", "--currency", "CNY", "--json")
     home = cli(*base).json()["options"][0]
     firm = cli(*base, "--company", "--site", "server-room").json()["options"][0]
     tariff = [p["label"] for p in firm["prices"] if p["label"].startswith("tariff:")]
@@ -214,3 +214,12 @@ def test_vs_without_billing_takes_the_cheapest_for_the_use(cli) -> None:  # type
     chosen = next(n for n in light["notes"] if n["key"] == "cost.note_billing_chosen")
     assert chosen["params"]["others"][0][0] == "monthly"
     assert chosen["params"]["others"][0][1] > light["total"]
+
+
+def test_company_gets_one_line_for_a_card_no_longer_made(cli) -> None:  # type: ignore[no-untyped-def]
+    """Blind w34-04: the RTX 4090's 2022 list price is no price a company pays in 2026; the
+    error names the card and asks for a quote, a person gets the used price."""
+    firm = cli("cost", "--own", "rtx-4090", "--currency", "USD", "--company")
+    assert firm.code == 2 and "rtx-4090" in firm.err
+    person = cli("cost", "--own", "rtx-4090", "--currency", "USD", "--json").json()["options"][0]
+    assert any(n["key"] == "cost.note_card_used" for n in person["notes"])

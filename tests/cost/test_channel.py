@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpuwise.catalog import Catalog
-from gpuwise.cost.channel import only_second_hand, purchase_price
+from gpuwise.cost.channel import card_price, only_second_hand
 from gpuwise.cost.resolve import Context, OwnOptions, resolve_own
 from gpuwise.errors import UserError
 from gpuwise.i18n import t
@@ -18,7 +18,7 @@ COMPANY = OwnOptions(buyer="company")
 def test_company_buyer_is_never_priced_at_a_used_listing(cat: Catalog) -> None:
     """Over the whole catalog: the price a company pays is new (list, shop or distributor)."""
     for g in cat.gpus:
-        chosen = purchase_price(g.prices, "company", "USD")
+        chosen = card_price(g, "company", "USD")
         assert chosen is None or chosen.bought_as == "new", g.id
 
 
@@ -31,7 +31,7 @@ def test_company_t4_is_unpriced_where_a_person_pays_the_ebay_price(
     used = next(n for n in person.notes if n.key.startswith("cost.note_card_"))
     assert used.key == "cost.note_card_used"
     assert dict(used.params)["channel"] == "marketplace"
-    assert only_second_hand(cat.gpu("t4").prices, "company")
+    assert only_second_hand(cat.gpu("t4"), "company")
     with pytest.raises(UserError) as err:
         resolve_own(cat, usd, "t4", 1, COMPANY)
     assert err.value.key == "cost.no_new_card_price"
@@ -76,6 +76,46 @@ def test_mac_studio_and_workstation_cards_have_a_new_price(cat: Catalog) -> None
         "rtx-a6000",
         "l40s",
     ):
-        chosen = purchase_price(cat.gpu(gpu_id).prices, "company", "USD")
+        chosen = card_price(cat.gpu(gpu_id), "company", "USD")
         assert chosen is not None and chosen.bought_as == "new", gpu_id
         assert chosen.source in cat.sources, gpu_id
+
+
+def test_a_card_no_longer_made_is_not_sold_new_at_its_launch_price() -> None:
+    """Blind w34-04: a company was priced an RTX 4090 at its 2022 list price in 2026. After the
+    production ended, a new-only buyer pays only a new price seen after that day; a person
+    still pays the used price; a distributor's later new price still counts."""
+    import datetime as dt
+
+    from gpuwise.catalog.schema import Gpu, Price
+
+    launch = Price(
+        kind="launch", amount=1599, currency="USD", date=dt.date(2022, 10, 12), source="s"
+    )
+    used = Price(kind="used", amount=1850, currency="USD", date=dt.date(2026, 4, 6), source="s")
+    late = Price(
+        kind="street",
+        amount=2400,
+        currency="USD",
+        date=dt.date(2025, 6, 1),
+        source="s",
+        condition="new",
+    )
+    base = {
+        "id": "x",
+        "name": "X",
+        "vendor": "nvidia",
+        "class": "consumer",
+        "release_year": 2022,
+        "memory_gb": 24,
+        "pcie_gen": 4,
+        "source": "s",
+    }
+    made = Gpu.model_validate({**base, "prices": [launch, used]})
+    ended = made.model_copy(update={"production_ended": dt.date(2024, 10, 1)})
+    assert card_price(made, "company", "USD") == launch
+    assert card_price(ended, "company", "USD") is None
+    assert only_second_hand(ended, "company")
+    assert card_price(ended, "individual", "USD") == used
+    stock = ended.model_copy(update={"prices": [launch, used, late]})
+    assert card_price(stock, "company", "USD") == late

@@ -30,7 +30,7 @@ from gpuwise.catalog.systems import (
     systems_for,
     training_refusal,
 )
-from gpuwise.cost.channel import purchase_price
+from gpuwise.cost.channel import buys_used, card_price
 
 CARD_COUNTS = (1, 2, 4, 8)
 DOMESTIC_VENDORS = (
@@ -175,7 +175,10 @@ def _own_cards(s: Scenario, gpu: Gpu, out: CandidateSet, min_node: int) -> None:
     and N full hosts of them where the job may scale out."""
     most = 1 if gpu.whole_system else min(gpu.max_per_host, s.max_gpus)
     # a company pays new prices only: a card sold only second-hand is unpriced for it
-    unpriced = purchase_price(gpu.prices, s.entity, "") is None
+    unpriced = card_price(gpu, s.entity, "") is None
+    if unpriced and gpu.production_ended is not None and not buys_used(s.entity):
+        out.drop("no-longer-made", gpu.id)  # not sold new any more: nothing to quote
+        return
     for cards in CARD_COUNTS:
         devices = cards * gpu.devices_per_card
         if cards > most or devices > s.max_gpus:

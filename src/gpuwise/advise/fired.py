@@ -201,6 +201,7 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
         "rent-only-hardware",
         "no-system-listed",
         "not-sold-here",
+        "no-longer-made",
         "cannot-train",
     ):
         if n.get(rule):
@@ -242,6 +243,9 @@ def _vram_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     # Mac for a company's service, a framework it lacks) is no example to give.
     scale_only = [o for o in plan.infeasible if all(k in SCALE_LIMITS for k, _ in o.blockers)]
     fitted = [*plan.options, *scale_only] or [*plan.unchecked, *plan.infeasible]
+    # one machine's memory: an owned box kept beside another, or owned cards with cards added,
+    # hold the model in two parts or twice and are no smallest configuration (blind w34-04)
+    fitted = [o for o in fitted if o.beside is None and not o.candidate.owned_kept]
     if not plan.unfit or not fitted:
         return []
     smallest = min(fitted, key=lambda o: o.sized.memory.device_total_bytes * o.candidate.count)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from gpuwise.advise.candidates import DOMESTIC_VENDORS, Candidate
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option, power_options, price, schedule
+from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.owned_sizing import HostRam, Offload, restricted, size_offload, size_split
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import Sized, SizeInputs
@@ -35,7 +36,7 @@ from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.systems import market_of, sold_as_system, sold_in
 from gpuwise.cost import own_cost
-from gpuwise.cost.channel import purchase_price
+from gpuwise.cost.channel import card_price
 from gpuwise.cost.model import combined
 from gpuwise.cost.resolve import Context, resolve_own
 from gpuwise.errors import UserError
@@ -79,25 +80,70 @@ def owned_options(cat: Catalog, ctx: Context, s: Scenario, oi: OwnedInputs) -> l
     return out
 
 
+def _can_add(g: Gpu, s: Scenario, owned: Gpu, buyer: str | None) -> bool:
+    """Whether `g` can go into the owned PC beside the owned cards: an actively cooled PCIe
+    card sold singly, of the owned cards' software stack, sold in the buyer's market (catalog
+    gpu `regions`), that this buyer can buy and has a price for."""
+    if g.rent_only or g.whole_system or sold_as_system(g) or g.form_factor != "pcie":
+        return False
+    if g.cooling != "active" or stack_of(g) != stack_of(owned):
+        return False
+    if buyer and buyer in g.export_restricted_in:
+        return False
+    if not sold_in(g, market_of(buyer)):  # RTX 4090 D, the modified 2080 Ti: China only
+        return False
+    if s.domestic_only and g.vendor not in DOMESTIC_VENDORS:
+        return False
+    return card_price(g, s.entity, "") is not None
+
+
 def _addable(cat: Catalog, s: Scenario, owned: Gpu, buyer: str | None) -> list[Gpu]:
-    """Cards that can go into the owned PC beside the owned ones: an actively cooled PCIe card
-    sold singly, of the owned cards' software stack, sold in the buyer's market (catalog gpu
-    `regions`), that this buyer can buy and has a price for."""
-    out = []
-    for g in cat.gpus:
-        if g.rent_only or g.whole_system or sold_as_system(g) or g.form_factor != "pcie":
+    """Cards that can go into the owned PC beside the owned ones (_can_add)."""
+    return [g for g in cat.gpus if _can_add(g, s, owned, buyer)]
+
+
+def same_card_extensions(
+    cat: Catalog,
+    ctx: Context,
+    s: Scenario,
+    owned: Option,
+    sized_of: Callable[[int], Sized | None],
+    buyer: str | None,
+) -> list[Option]:
+    """More of the owned card in the owned PC, for owned cards that hold the model but are too
+    slow for the service's target at the slow end of their band: k more cards (up to the
+    cards a desktop takes), sized as one machine of n + k cards (`sized_of`: tensor parallel,
+    the engine the bought cards get), priced as the k bought and the power of all. The
+    expert's "add a second 3090 to the PC" (blind w34-04), beside owned_beside.py's second
+    machine. Stops at the first k that meets the target at the slow end."""
+    gpu, n = owned.candidate.gpu, owned.candidate.cards or owned.candidate.count
+    target = s.workload.target_tokens_per_s or 0.0
+    room = min(int(plan_value(cat, "owned_pc_max_cards")), s.max_gpus, gpu.max_per_host) - n
+    if not target or not _can_add(gpu, s, gpu, buyer):
+        return []
+    out: list[Option] = []
+    for k in range(1, room + 1):
+        sized = sized_of(n + k)
+        if sized is None or sized.tokens_per_s <= owned.sized.tokens_per_s:
             continue
-        if g.cooling != "active" or stack_of(g) != stack_of(owned):
+        c = Candidate("own", gpu, k, cards=k, owned_kept=((gpu.id, n),))
+        option = _price_extension(cat, ctx, s, c, sized)
+        if option is None:
             continue
-        if buyer and buyer in g.export_restricted_in:
-            continue
-        if not sold_in(g, market_of(buyer)):  # RTX 4090 D, the modified 2080 Ti: China only
-            continue
-        if s.domestic_only and g.vendor not in DOMESTIC_VENDORS:
-            continue
-        if purchase_price(g.prices, s.entity, "") is None:
-            continue
-        out.append(g)
+        params = {
+            "owned": f"{n}× {gpu.name}",
+            "count": k,
+            "devices": n + k,
+            "engine": sized.engine,
+            "tokens_per_s": round(sized.tokens_per_s, 1),
+            "owned_tokens_per_s": round(owned.sized.tokens_per_s, 1),
+            "quant": sized.quant,
+        }
+        option.rules.append(("owned-extend-same", params))
+        option.risks.append(("risk.owned_psu", {"tdp_w": (gpu.tdp_w or 0.0) * (n + k)}))
+        out.append(option)
+        if slow_tokens_per_s(sized) >= target:
+            break
     return out
 
 

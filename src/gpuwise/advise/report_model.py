@@ -205,6 +205,9 @@ class PlanOption(Frozen):
     )
     config: SizedConfig
     pareto: bool
+    rank: int = Field(
+        0, description="place in the plan's ranking (1 = first); rows of the table may skip"
+    )
     risks: list[TextItem]
     rules: list[RuleItem]
     blockers: list[TextItem]

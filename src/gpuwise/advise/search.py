@@ -26,7 +26,12 @@ from gpuwise.advise.marketplace import (
     price_marketplace_risk,
 )
 from gpuwise.advise.overhead import price_rental_overhead
-from gpuwise.advise.owned_extend import OwnedInputs, owned_options, without_card_format
+from gpuwise.advise.owned_extend import (
+    OwnedInputs,
+    owned_options,
+    same_card_extensions,
+    without_card_format,
+)
 from gpuwise.advise.quality import quality_floor_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import (
@@ -147,6 +152,18 @@ def _search(
     beside = companion_bytes(cat, s.workload.companions, mc) if s.workload.companions else 0
     enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
     out = Search()
+
+    def sized_for(c: Candidate, choice: EngineChoice) -> Sized | None:
+        """The candidate sized once per (card, devices, machines, engine)."""
+        scale = scale_out(c, values, s.workload.kind)
+        key = (c.gpu.id, c.count, scale, choice.engine)
+        if key not in sized_cache:
+            budgets = step_budgets(cat, choice.engine)
+            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets)
+            si = replace(si, batch_floor_bits=batch_bits, memo=memo, companion_bytes=beside)
+            sized_cache[key] = size(s, c.gpu, c.count, si)
+        return sized_cache[key]
+
     for c in cs.items:
         gpu = c.gpu
         choice = choice_of(gpu, c.already_owned)
@@ -158,14 +175,7 @@ def _search(
         machine = machine_key(c, choice.engine)
         if c.nodes > enough.get(machine, c.nodes):
             continue  # fewer of these machines already meet the target safely: more only cost
-        scale = scale_out(c, values, s.workload.kind)
-        key = (gpu.id, c.count, scale, choice.engine)
-        if key not in sized_cache:
-            budgets = step_budgets(cat, choice.engine)
-            si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets)
-            si = replace(si, batch_floor_bits=batch_bits, memo=memo, companion_bytes=beside)
-            sized_cache[key] = size(s, gpu, c.count, si)
-        sized = sized_cache[key]
+        sized = sized_for(c, choice)
         out.tried[gpu.id] = gpu.memory_gb
         if sized is None:
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
@@ -182,6 +192,13 @@ def _search(
             floor_risk = quality_floor_risk(sized.quant, weight_bits(mc, sized.quant), floors)
             option.risks += [floor_risk] if floor_risk else []
             out.options.append(option)
+    slow = _owned_too_slow(s, out.options)
+    if slow is not None:  # more of the owned card in the owned PC (advise/owned_extend.py)
+        gpu, bought = slow.candidate.gpu, choice_of(slow.candidate.gpu, False)
+        of = lambda n: sized_for(Candidate("own", gpu, n, cards=n), bought)  # noqa: E731
+        for option in same_card_extensions(cat, ctx, s, slow, of, buyer):
+            option_risks(cat, s, option, feats, bought, model.vision is not None)
+            out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
         si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
         for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
@@ -189,6 +206,19 @@ def _search(
             option_risks(cat, s, option, feats, owned_choice, model.vision is not None)
             out.options.append(without_card_format(option))
     return out
+
+
+def _owned_too_slow(s: Scenario, options: list[Option]) -> Option | None:
+    """The option on all the cards the user owns, of one kind, where it holds the service's
+    model but misses its speed target at the slow end of its band; None otherwise."""
+    target = s.workload.target_tokens_per_s
+    if s.workload.kind != "serve" or not target or s.workload.one_off() or len(s.owns) != 1:
+        return None
+    for o in options:
+        c = o.candidate
+        if c.already_owned and (c.cards or c.count) == s.owns[0].count and o.sized.speed_known:
+            return o if slow_tokens_per_s(o.sized) < target else None
+    return None
 
 
 def _faster(o: Option) -> float:

@@ -7,7 +7,9 @@ card; catalog `restart_bound_to_host`, sourced), a morning may find none free an
 service stays down: a service there is priced running around the clock, as an expert keeps
 it, and the saving that stopping would give is said beside it (blind w29-01: a customer-service
 bot was answered with four stop-nightly containers on a per-card market). Elsewhere the
-stop is priced and its risk said, with what keeping it on would cost (blind w18-01).
+stop is priced and its risk said, with what keeping it on would cost (blind w18-01). A
+platform with no stop at all (catalog `stop_is_terminate`: Lambda) is the same case: the
+morning's instance is a new one from the pool (blind w35-04).
 
 Pure: reads the scenario, the candidate and the option's bill.
 """
@@ -39,8 +41,9 @@ def stops_each_night(s: Scenario, c: Candidate) -> bool:
 def loses_gpu_when_stopped(s: Scenario, c: Candidate) -> bool:
     """The nightly stop would give the GPU back to the provider's market (sourced per
     provider): such a service is kept running instead."""
-    bound = c.provider is not None and c.provider.restart_bound_to_host is True
-    return bound and stops_each_night(s, c)
+    p = c.provider
+    lost = p is not None and (p.restart_bound_to_host is True or p.stop_is_terminate is True)
+    return lost and stops_each_night(s, c)
 
 
 def rental_busy_hours(s: Scenario, c: Candidate, busy: float) -> float:
@@ -66,7 +69,8 @@ def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
             params["provider_zh"] = c.provider.name_zh
             params |= {"hours": s.hours_per_day, "days": s.days_per_week}
             params |= {"compute": money(compute, cur), "stopped": money(stopped, cur)}
-            o.rules.append(("kept-running", params))
+            rule = "kept-running-no-stop" if c.provider.stop_is_terminate else "kept-running"
+            o.rules.append((rule, params))
         return
     always_on = compute * HOURS_PER_MONTH / o.busy_hours_per_month
     if always_on > compute * 1.05:

@@ -206,6 +206,10 @@ class Gpu(Sourced):
     """Share of `memory_gb` one process may use for the accelerator by default (Metal's
     recommendedMaxWorkingSetSize / unified memory); None = all of it."""
     export_note: str = ""
+    production_ended: dt.date | None = None
+    """When the maker stopped making the card (sourced in the data file): after it, no new card
+    is sold at its launch price, and a buyer who buys new only (a company) pays only a new
+    price seen after that day (gpuwise.cost.channel). None: still made, or not known."""
     modified: bool = False
     """A third-party modification of a vendor card (memory chips replaced, e.g. the RTX 2080 Ti
     22 GB common in China): no vendor warranty, sold used or refurbished only."""

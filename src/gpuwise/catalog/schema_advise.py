@@ -47,6 +47,10 @@ class Region(Sourced):
     buyer: str | None = None
     residency_laws_en: str | None = None
     residency_laws_zh: str | None = None
+    within: str | None = None
+    """The wider region a country lies in (japan in asia-pacific): its tariffs and market apply
+    where the country has none of its own; the country's own `codes` keep its offers apart, so
+    a plan for India never ranks a Tokyo VM as if it were in India (blind w35-02)."""
 
 
 class StepBudget(Sourced):

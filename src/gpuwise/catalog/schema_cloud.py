@@ -90,6 +90,10 @@ class Provider(Sourced):
     renters; it starts again only when a card there is free (a per-card container platform), so
     a service stopped each night may find none in the morning. False: a start may land on any
     host with capacity (a cloud VM). None: the catalog has no source either way."""
+    stop_is_terminate: bool | None = None
+    """True: the platform has no stop: an instance ends only by being terminated (its local
+    disk with it), so a service run part of each day is relaunched every morning from the
+    pool, where a free GPU is not promised (sourced). None: the catalog has no source."""
     availability: float | None = Field(default=None, gt=0, le=1)
     """The share of hours the provider publishes its hosts as available, where it does."""
 

@@ -6,7 +6,10 @@ that is lower, else the launch price. A company
 or institution buys new, from a shop or distributor, with the maker's warranty and an invoice:
 it pays only prices the catalog marks new (`Price.bought_as`), else the launch (list) price,
 and a card sold only second-hand has no price for it (shown unpriced, never at an eBay
-listing). Pure: catalog prices in, one chosen price out.
+listing). A card whose production has ended (catalog `production_ended`) is no longer sold
+new at its launch price: for a buyer of new cards only prices seen after that day count (a
+distributor's remaining stock), so a company is never priced an RTX 4090 at its 2022 list
+price in 2026 (blind w34-04). Pure: catalog prices in, one chosen price out.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Literal
 
-from gpuwise.catalog.schema import Price
+from gpuwise.catalog.schema import Gpu, Price
 
 Buyer = Literal["individual", "company", "institution"]
 """Who buys: a person (any channel) or an organisation (new with warranty only)."""
@@ -42,6 +45,23 @@ def street_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) -> P
     return _newest(street, prefer)
 
 
+def on_sale_new(prices: Sequence[Price], ended: dt.date | None) -> list[Price]:
+    """The prices still payable for a card bought new: all of them while the card is made;
+    after its production ended, the used ones and the new ones seen after that day."""
+    if ended is None:
+        return list(prices)
+    return [p for p in prices if p.bought_as != "new" or (p.date is not None and p.date > ended)]
+
+
+def card_price(gpu: Gpu, buyer: Buyer | None, prefer: str) -> Price | None:
+    """The price this buyer pays for one of these cards: purchase_price, over the prices a
+    card out of production still has for a buyer of new cards only (a person buys it used, or
+    at its old price where the catalog has no used one, and is told the price is old)."""
+    if buys_used(buyer):
+        return purchase_price(gpu.prices, buyer, prefer)
+    return purchase_price(on_sale_new(gpu.prices, gpu.production_ended), buyer, prefer)
+
+
 def purchase_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) -> Price | None:
     """The price this buyer pays per card: its street price, else the launch (list) price;
     None when the card has neither for this buyer. A person who buys second-hand pays the
@@ -60,11 +80,12 @@ def purchase_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) ->
     return used if street is None or used.amount < street.amount else street
 
 
-def only_second_hand(prices: Sequence[Price], buyer: Buyer | None) -> bool:
-    """A company finds no new price where a person would pay a used or marketplace one: the
-    note says so instead of a bare 'unpriced'."""
+def only_second_hand(gpu: Gpu, buyer: Buyer | None) -> bool:
+    """A company finds no new price where a person would pay a used or marketplace one (a
+    card sold only second-hand, or no longer made): the note says so instead of a bare
+    'unpriced'."""
     return (
         not buys_used(buyer)
-        and purchase_price(prices, buyer, "") is None
-        and purchase_price(prices, None, "") is not None
+        and card_price(gpu, buyer, "") is None
+        and card_price(gpu, None, "") is not None
     )

@@ -159,9 +159,12 @@ def region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
     if region:
         key = region.lower()
         chain.append(key)
-        for r in cat.extra("region"):
-            if any(c.lower() == key for c in (*r.codes, *r.aliases)):
+        regions = {r.id: r for r in cat.extra("region")}
+        for r in regions.values():
+            if r.id == key or any(c.lower() == key for c in (*r.codes, *r.aliases)):
                 chain.append(r.id)
+                wider = regions.get(r.within) if r.within else None  # japan lies in asia-pacific
+                chain += [wider.id] if wider is not None else []
     chain.append(CURRENCY_REGION.get(currency, "us"))
     return list(dict.fromkeys(chain))
 

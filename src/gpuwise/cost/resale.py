@@ -120,7 +120,12 @@ def lower_envelope(a: Knots, b: Knots, tail: float) -> Knots:
     """
     end = max(a[-1][0] if a else 0.0, b[-1][0] if b else 0.0)
     ages = sorted({*(m for m, _ in a), *(m for m, _ in b), *map(float, range(1, int(end) + 1))})
-    return tuple((m, min(fraction_at(a, m, tail), fraction_at(b, m, tail))) for m in ages if m > 0)
+    knots: list[tuple[float, float]] = []
+    floor = 1.0  # a running minimum: rounding between two tails never lifts the curve
+    for m in (m for m in ages if m > 0):
+        floor = min(floor, fraction_at(a, m, tail), fraction_at(b, m, tail))
+        knots.append((m, floor))
+    return tuple(knots)
 
 
 def _months(start: dt.date, end: dt.date) -> float:

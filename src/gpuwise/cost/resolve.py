@@ -16,7 +16,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import Maintenance
-from gpuwise.cost.channel import Buyer, only_second_hand, purchase_price
+from gpuwise.cost.channel import Buyer, card_price, only_second_hand
 from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec, resale_fraction
@@ -140,10 +140,10 @@ def _card_price(
             "card:user", user, ctx.currency, "card", ctx.today, "user", False, origin="user"
         )
         return user, [], ref
-    chosen = purchase_price(gpu.prices, buyer, ctx.currency)
+    chosen = card_price(gpu, buyer, ctx.currency)
     if chosen is None and owned:
         return 0.0, [Note.of("cost.note_owned_unpriced", gpu=gpu.id)], None
-    if chosen is None and only_second_hand(gpu.prices, buyer):
+    if chosen is None and only_second_hand(gpu, buyer):
         raise UserError("cost.no_new_card_price", gpu=gpu.id)
     if chosen is None:
         raise UserError("cost.no_card_price", gpu=gpu.id)

@@ -14,7 +14,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.schema import Gpu, Price
 from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import HostPart, PsuSizing
-from gpuwise.cost.channel import Buyer, purchase_price
+from gpuwise.cost.channel import Buyer, card_price
 from gpuwise.cost.context import Context
 from gpuwise.cost.model import Note, PriceRef
 from gpuwise.cost.own import pick_psu, psu_watts
@@ -125,7 +125,7 @@ def _host_in_price(gpu: Gpu, ctx: Context, user: float | None, buyer: Buyer | No
     """Whether the card price used is a whole server's divided by its GPUs (host included)."""
     if user is not None:
         return False
-    chosen = purchase_price(gpu.prices, buyer, ctx.currency)
+    chosen = card_price(gpu, buyer, ctx.currency)
     return bool(chosen and chosen.includes_host)
 
 

@@ -136,7 +136,14 @@ def options_table(report: PlanReport) -> Table:
         total = money(o.total_cost, cur) if o.hardware_priced else t("plan.unpriced_total")
         monthly = money(o.monthly_cost, cur) if o.hardware_priced else "—"
         table.add_row(
-            f"{i}{mark}", _hardware(o), _where(o), total, monthly, time, mem, _risk_words(o)
+            f"{o.rank or i}{mark}",
+            _hardware(o),
+            _where(o),
+            total,
+            monthly,
+            time,
+            mem,
+            _risk_words(o),
         )
     return table
 
@@ -219,7 +226,7 @@ def markdown(report: PlanReport) -> str:
         time = _speed_cell(o, True)
         risks = "; ".join(r.text for r in o.risks) or "—"
         lines.append(
-            f"| {i} | {_hardware(o)} | {_where(o)} | "
+            f"| {o.rank or i} | {_hardware(o)} | {_where(o)} | "
             f"{money(o.total_cost, cur)} | {money(o.monthly_cost, cur)} | {time} | "
             f"{risks} |"
         )

@@ -1,0 +1,139 @@
+"""Mechanisms mended after blind waves 34 and 35: an owned card a little short of a target is
+kept in sight and extended in its own PC; a country is its own region; a platform with no
+stop keeps a part-day service running; the table shows distinct choices; porting work is
+said on rented chips too."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from gpuwise.advise.plan import Plan, make_plan
+from gpuwise.advise.regions import find_region, in_region, price_region
+from gpuwise.advise.report import plan_report, table_rows
+from gpuwise.advise.scenario import parse_scenario
+from gpuwise.catalog import Catalog, load_catalog
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+from gpuwise.cost.power import region_chain
+
+TODAY = dt.date(2026, 12, 7)
+
+OWNED_3090: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "mistral-small-3.1-24b", "concurrency": 5,
+                 "prompt_tokens": 2000, "gen_tokens": 400,
+                 "target_tokens_per_s_per_request": 20},
+    "months": 24, "hours_per_day": 9, "days_per_week": 5, "region": "eu", "site": "office",
+    "owns": [{"gpu": "rtx-3090", "count": 1}], "owns_host": True, "currency": "EUR",
+}  # fmt: skip
+
+
+def _plan(cat: Catalog, data: dict[str, Any]) -> Plan:
+    return make_plan(cat, parse_scenario(data, "t"), TODAY)
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    return load_catalog()
+
+
+def test_a_person_is_offered_a_second_owned_card_in_the_same_pc(cat: Catalog) -> None:
+    """Blind w34-04: the owned RTX 3090 holds the model but is short of the target; the
+    expert adds a second (used) 3090 to the same PC for tensor parallelism."""
+    plan = _plan(cat, {**OWNED_3090, "entity": "individual"})
+    same = [o for o in plan.options if o.candidate.owned_kept == (("rtx-3090", 1),)]
+    same = [o for o in same if o.candidate.gpu.id == "rtx-3090"]
+    assert same, [o.candidate.label for o in plan.options[:8]]
+    first = same[0]
+    rule = dict(first.rules)["owned-extend-same"]
+    assert rule["devices"] == 2 and rule["tokens_per_s"] > rule["owned_tokens_per_s"]
+    assert "host" not in first.cost.items or first.cost.items["host"] == 0
+    assert plan.options.index(first) == 0  # cheaper than any new card for the same target
+
+
+def test_a_company_keeps_the_short_card_in_sight(cat: Catalog) -> None:
+    """A company buys no RTX 3090 or 4090 (no longer made): the owned card's shortfall and its
+    cost beside the first option are said, not 'sell them'."""
+    plan = _plan(cat, {**OWNED_3090, "entity": "company"})
+    bought = [o.candidate for o in plan.options if o.candidate.kind == "own"]
+    bought = [c for c in bought if not (c.already_owned or c.owned_kept or c.beside_owned)]
+    assert bought and all(c.gpu.id not in ("rtx-4090", "rtx-3090") for c in bought)
+    notes = dict(plan.assumptions)
+    assert "plan.note_owned_short" in notes
+    short = notes["plan.note_owned_short"]
+    assert 0 < short["pct"] < 50 and short["low"] < short["target"] <= short["high"]
+    assert "plan.note_owned_unused_unfit" not in notes
+    assert "no-longer-made" in dict(plan.rules)
+
+
+def test_a_country_is_planned_on_offers_priced_in_it(cat: Catalog) -> None:
+    """Blind w35-02: 'india' was Asia-Pacific, and a Tokyo VM ranked first."""
+    india = find_region(cat, "india")
+    assert india is not None and india.id == "india" and india.within == "asia-pacific"
+    assert not in_region(india, "ap-northeast-1") and in_region(india, "asia-south1")
+    data = {
+        "workload": {"kind": "serve", "model": "qwen3-14b", "samples": 40000,
+                     "prompt_tokens": 4000, "gen_tokens": 400, "concurrency": 64,
+                     "runs_per_month": 30},
+        "months": 12, "deadline_days": 0.25, "region": "india", "entity": "company",
+        "currency": "USD", "allow_spot": True,
+    }  # fmt: skip
+    plan = _plan(cat, data)
+    rented = [o for o in plan.options if o.candidate.kind == "rent"]
+    assert rented
+    for o in rented:
+        assert o.candidate.provider is not None and o.candidate.offer is not None
+        quoted = price_region(o.candidate.provider, o.candidate.offer)
+        codes = [quoted] if quoted else o.candidate.offer.regions
+        assert any(in_region(india, c) for c in codes), o.candidate.label
+    assert region_chain(cat, "japan", "USD")[:2] == ["japan", "asia-pacific"]
+
+
+def test_a_platform_with_no_stop_keeps_a_part_day_service_running(cat: Catalog) -> None:
+    """Blind w35-04: Lambda instances are only terminated; a 10 h a day service there is
+    priced around the clock, with the rule saying what a daily relaunch would save."""
+    data = {
+        "workload": {"kind": "serve", "model": "gpt-oss-120b", "concurrency": 40,
+                     "prompt_tokens": 1500, "gen_tokens": 500,
+                     "target_tokens_per_s_per_request": 30},
+        "months": 24, "hours_per_day": 10, "days_per_week": 5, "region": "us",
+        "entity": "company", "currency": "USD", "max_gpus": 8,
+    }  # fmt: skip
+    plan = _plan(cat, data)
+    lambda_ = [
+        o
+        for o in [*plan.options, *plan.infeasible]
+        if o.candidate.provider is not None and o.candidate.provider.id == "lambda"
+        and o.candidate.billing == "on-demand"
+    ]  # fmt: skip
+    assert lambda_
+    for o in lambda_:
+        assert o.busy_hours_per_month == pytest.approx(HOURS_PER_MONTH)
+    ruled = [o for o in lambda_ if "kept-running-no-stop" in dict(o.rules)]
+    assert ruled
+
+
+def test_the_table_shows_distinct_choices_and_says_what_it_skips(cat: Catalog) -> None:
+    """Blind w35-05: five sizes of one Ascend offer filled the top five."""
+    data = {
+        "workload": {"kind": "train", "model": "qwen2.5-1.5b", "mode": "full",
+                     "dataset_tokens": "20B", "seq_len": 4096, "epochs": 1, "batch": 512},
+        "deadline_days": 14, "region": "cn", "entity": "company", "currency": "CNY",
+        "budget": {"amount": 150000, "currency": "CNY", "per": "total"},
+    }  # fmt: skip
+    plan = _plan(cat, data)
+    rows = table_rows(plan.options, 5)
+    families: dict[tuple[object, ...], int] = {}
+    for _, o in rows:
+        c = o.candidate
+        key = (c.kind, c.provider.id if c.provider else "", c.gpu.id, c.billing)
+        families[key] = families.get(key, 0) + 1
+    assert max(families.values()) <= 2 and len(families) >= 3
+    assert rows[0] == (1, plan.options[0])
+    report = plan_report(cat, plan, 5)
+    assert [o.rank for o in report.options] == [r for r, _ in rows]
+    if rows[-1][0] > len(rows):
+        assert any(a.id == "plan.note_rows_skipped" for a in report.assumptions)
+    ascend = [o for o in plan.options if o.candidate.gpu.vendor == "huawei"]
+    assert ascend and all("risk.ecosystem" in dict(o.risks) for o in ascend)
