@@ -137,3 +137,29 @@ def test_the_table_shows_distinct_choices_and_says_what_it_skips(cat: Catalog) -
         assert any(a.id == "plan.note_rows_skipped" for a in report.assumptions)
     ascend = [o for o in plan.options if o.candidate.gpu.vendor == "huawei"]
     assert ascend and all("risk.ecosystem" in dict(o.risks) for o in ascend)
+
+
+def test_a_server_of_copies_keeps_its_spare_inside(cat: Catalog) -> None:
+    """Blind w36-03: one DGX serving a public API as copies bought a second DGX as its spare.
+    Where the server's other copies carry the target with one down, the spare is one of its
+    own copies (the host's faults said as a risk); where they do not, a whole second system."""
+    data = {
+        "workload": {"kind": "serve", "model": "llama-3.3-70b", "concurrency": 64,
+                     "prompt_tokens": 1500, "gen_tokens": 300,
+                     "target_tokens_per_s_per_request": 20},
+        "months": 36, "hours_per_day": 24, "region": "us", "public_api": True,
+        "entity": "company", "currency": "USD", "ops_capacity": "strong", "max_gpus": 8,
+    }  # fmt: skip
+    plan = _plan(cat, data)
+    target = 64 * 20
+    systems = [o for o in plan.options if o.candidate.system is not None]
+    assert systems
+    inside = [o for o in systems if "risk.spare_same_server" in dict(o.risks)]
+    assert inside, [o.candidate.label for o in systems]
+    for o in systems:
+        r = o.sized.replicas
+        if o in inside:
+            assert "failover_replica" not in o.cost.items
+            assert o.sized.tokens_per_s * (r - 1) / r >= target
+        else:
+            assert o.cost.items.get("failover_replica", 0) > 0

@@ -54,8 +54,23 @@ def failover_cost(o: Option) -> float:
     if c.kind != "own" or c.already_owned or c.nodes > 1 or replicas == 1:
         return hardware / replicas
     if c.system is not None:
-        return hardware  # another whole system
+        return hardware  # another whole system, unless the server holds its spare (below)
     return hardware / replicas + o.cost.items.get("host", 0.0) * (1 - 1 / replicas)
+
+
+def spare_in_server(s: Scenario, o: Option) -> bool:
+    """Whether the spare of copies in one bought server can be one of its own copies: with
+    one copy down the others still carry the target (at the central estimate). A data-centre
+    server (redundant power, a management controller, hot-swap parts) loses a card far more
+    often than itself, and a second $300k server to cover the rest is not what an expert
+    buys; the host's own faults are covered by a cloud account ready to start the copies (a
+    cold standby), said as a risk (blind w36-03). A desktop build keeps its spare in a
+    machine of its own (failover_cost, blind w30-02)."""
+    c, r = o.candidate, o.sized.replicas
+    if c.kind != "own" or c.system is None or c.nodes != 1 or r < 2 or c.already_owned:
+        return False
+    target = s.workload.target_tokens_per_s or 0.0
+    return o.sized.tokens_per_s * (r - 1) / r >= target
 
 
 def _serves_public_api(s: Scenario) -> bool:
@@ -76,6 +91,11 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
         if s.standby == "cold":
             o.cold_standby = True
             o.risks.append(cold_standby_risk(o, spare))
+            continue
+        if spare_in_server(s, o):  # one of its copies is the spare: nothing more to buy
+            one_down = o.sized.tokens_per_s * (o.sized.replicas - 1) / o.sized.replicas
+            params = {"replicas": o.sized.replicas, "one_down": round(one_down)}
+            o.risks.append(("risk.spare_same_server", params))
             continue
         o.cost = replace(o.cost, items={**o.cost.items, "failover_replica": spare})
         o.rules.append(("public-api-failover", {"replicas": o.sized.replicas}))

@@ -301,7 +301,7 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     ]
     if not target:
         return _fastest(layouts, si) or split
-    return _pick(layouts, target, si) or split
+    return _pick(layouts, target, si, copies_first=s.public_api) or split
 
 
 def _fastest(layouts: list[Sized | None], si: SizeInputs) -> Sized | None:
@@ -359,18 +359,27 @@ def _enough(sized: Sized | None, s: Scenario, si: SizeInputs) -> bool:
     return sized.quant == si.choice.quants[0] and slow_tokens_per_s(sized) >= target
 
 
-def _pick(layouts: list[Sized | None], target: float, si: SizeInputs) -> Sized | None:
+def _pick(
+    layouts: list[Sized | None], target: float, si: SizeInputs, copies_first: bool = False
+) -> Sized | None:
     """The layout that meets the target (or the reading-speed floor) at the slow end of the
     band in the least compressed format, then the faster; else, among those meeting it at the
     central estimate, the fully supported one fastest at the slow end (the smallest priced
-    shortfall); else the fastest at the slow end. None when no layout's speed is known."""
+    shortfall); else the fastest at the slow end. None when no layout's speed is known.
+    `copies_first` (a public API): among the safe layouts of one format, the one with more
+    copies, whose spare is one copy's share rather than the whole machine (blind w36-03:
+    one 8-GPU copy of a 70B model on a DGX bought a second DGX as its spare, where four
+    2-GPU copies served as fast)."""
     found = [x for x in layouts if x is not None and x.speed_known]
     if not found:
         return None
     rank = {q: i for i, q in enumerate(si.choice.quants)}
     safe = [x for x in found if slow_tokens_per_s(x) >= target]
     if safe:
-        return min(safe, key=lambda x: (rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)))
+        copies = (lambda x: -x.replicas) if copies_first else (lambda x: 0)
+        return min(
+            safe, key=lambda x: (rank.get(x.quant, len(rank)), copies(x), -slow_tokens_per_s(x))
+        )
     central = [x for x in found if x.tokens_per_s >= target]  # only at the central estimate
     if central:
         # the least compressed format first, then the layout fastest at the slow end

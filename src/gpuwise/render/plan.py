@@ -57,6 +57,8 @@ def _spare(o: PlanOption) -> str:
     count bought is said (blind w29-05: '2 machines … (8 devices) + 1 spare' read as 8 bought
     where 12 were)."""
     per_replica = max(1, o.devices // max(1, o.config.replicas or 1))
+    if o.kind == "own" and o.system:  # a whole server of its own, all its devices
+        per_replica = o.devices + (o.idle_devices or 0)
     total = o.devices + per_replica
     if o.kind == "own":  # bought: a machine of its own, not a card beside the copies it spares
         return t("plan.plus_spare_machine", n=per_replica, total=total)
