@@ -44,15 +44,22 @@ def test_idle_devices_draw_idle_power_not_load(cat: Catalog, usd: Context) -> No
 
 
 def test_a_china_price_is_not_used_for_a_buyer_elsewhere(cat: Catalog, usd: Context) -> None:
-    """hgx-h200-8gpu has only a China channel price: a global buyer sees it unpriced."""
-    h200 = _system(cat, "hgx-h200-8gpu")
-    assert all(p.market == "cn" for p in h200.prices)
-    glob = resolve_system(cat, usd, h200, 1, None, None, "global")
+    """A system priced only in China's channel is unpriced for a buyer elsewhere; one priced
+    in both markets takes each market's own price (the HGX H200: CNY 1.5M in China, an
+    Exxact configuration outside it)."""
+    only_cn = [
+        s for s in cat.extra("system") if s.prices and {p.market for p in s.prices} == {"cn"}
+    ]
+    assert only_cn
+    glob = resolve_system(cat, usd, only_cn[0], 1, None, None, "global")
     assert not glob.system_priced
     cost = as_system_cost(own_cost(glob.spec, 100.0, 12), glob.system_priced)
     assert "system" in cost.unpriced and "system" not in cost.items
+    h200 = _system(cat, "hgx-h200-8gpu")
     cn = resolve_system(cat, usd, h200, 1, None, None, "cn")
-    assert cn.system_priced and cn.spec.card_price > 0
+    elsewhere = resolve_system(cat, usd, h200, 1, None, None, "global")
+    assert cn.system_priced and elsewhere.system_priced
+    assert cn.spec.card_price != pytest.approx(elsewhere.spec.card_price)
 
 
 def test_cost_own_sxm_part_prices_the_system(cat: Catalog, usd: Context) -> None:

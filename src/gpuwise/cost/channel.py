@@ -37,6 +37,16 @@ def _newest(prices: Sequence[Price], prefer: str) -> Price | None:
     return max(prices, key=lambda p: (p.date or dt.date.min, p.currency == prefer))
 
 
+def _launch(prices: Sequence[Price], prefer: str) -> Price | None:
+    """The launch price in the buyer's currency where the maker set one (its market's list
+    price, taxes as that market quotes them), else the newest: a launch is one event, and an
+    RTX 4060 bought in China costs its China list price (CNY 2,399), not the US one converted,
+    though the US date is a month later."""
+    if not prices:
+        return None
+    return max(prices, key=lambda p: (p.currency == prefer, p.date or dt.date.min))
+
+
 def street_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) -> Price | None:
     """The newest street price this buyer can pay: any for a person, a new one for a company."""
     street = [p for p in prices if p.kind == "street"]
@@ -71,7 +81,7 @@ def purchase_price(prices: Sequence[Price], buyer: Buyer | None, prefer: str) ->
     budget that a new one is over is a purchase a person makes (blind w16-05). The note says
     second-hand, with no warranty."""
     street = street_price(prices, buyer, prefer)
-    fallback = street or _newest([p for p in prices if p.kind == "launch"], prefer)
+    fallback = street or _launch([p for p in prices if p.kind == "launch"], prefer)
     used = _newest([p for p in prices if p.kind == "used"], prefer) if buys_used(buyer) else None
     if used is None or fallback is None:
         return fallback or used
