@@ -4,6 +4,7 @@ service (issue 26, items 8 and 9)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 from typing import Any
@@ -141,8 +142,7 @@ def test_near_tie_is_either_and_names_what_decides() -> None:
     either = answers.either
     assert either is not None and either.own and either.rent
     assert either.own_above_hours_per_day is not None or either.cheaper_always
-    plan.answers = answers
-    line = answer_lines(load_catalog(), plan)[0]
+    line = answer_lines(load_catalog(), dataclasses.replace(plan, answers=answers))[0]
     assert "Either" in line and ("h/day" in line or "any daily use" in line), line
     strict = answers_of(plan.options, gap / 2, plan.scenario.months)
     assert strict.buy_or_rent != "either" and strict.either is None

@@ -57,7 +57,8 @@ class Replan:
         date and the rate."""
         scenario = apply_patch(s, patch)
         memo: OrderedDict[tuple[object, ...], Plan] = self.cat.derived("replans", OrderedDict)
-        key = (scenario.model_dump_json(), self.today, self.cny_per_usd, only_owned)
+        set_fields = scenario.model_dump_json(exclude_unset=True)  # a default is no choice
+        key = (scenario.model_dump_json(), set_fields, self.today, self.cny_per_usd, only_owned)
         if key in memo:
             memo.move_to_end(key)
             return memo[key]

@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -151,6 +153,13 @@ def _rank(
     return ranked, unchecked, infeasible, set_aside, tier
 
 
+_MEMO_LOCK = threading.Lock()
+
+PLANS_KEPT = 32
+"""Plans kept per catalog (make_plan): a web page or an MCP client asks the same scenario
+again, and a plan is a pure function of its inputs."""
+
+
 def make_plan(
     cat: Catalog,
     s: Scenario,
@@ -163,7 +172,38 @@ def make_plan(
     option ranked, `fixes` plans again with each change that could help and keeps those that
     do (advise/fixes.py). Owned hardware too slow for the load alone is kept serving its
     share beside added hardware (advise/owned_beside.py); `only_owned` plans the owned
-    hardware alone (that share's search)."""
+    hardware alone (that share's search). Remembered per catalog (the last PLANS_KEPT): a
+    plan is read, never changed, by what renders it."""
+    memo: OrderedDict[tuple[object, ...], Plan] = cat.derived("plans", OrderedDict)
+    key = (*scenario_key(s), today, cny_per_usd, fixes, only_owned)
+    with _MEMO_LOCK:  # a web server plans on several threads
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+    plan = _make_plan(cat, s, today, cny_per_usd, fixes, only_owned)
+    with _MEMO_LOCK:
+        memo[key] = plan
+        while len(memo) > PLANS_KEPT:
+            memo.popitem(last=False)
+    return plan
+
+
+def scenario_key(s: Scenario) -> tuple[str, str]:
+    """A scenario as a memo key: its values and which of them the user set (a plan reads a
+    default differently from the same value written out: max_gpus left at 8 lets a note quote
+    16 devices, max_gpus: 8 does not)."""
+    return (s.model_dump_json(), s.model_dump_json(exclude_unset=True))
+
+
+def _make_plan(
+    cat: Catalog,
+    s: Scenario,
+    today: dt.date,
+    cny_per_usd: float | None,
+    fixes: bool,
+    only_owned: bool,
+) -> Plan:
+    """make_plan's work, once per scenario."""
     s, assumed_concurrency = with_assumed_concurrency(cat, s)
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
