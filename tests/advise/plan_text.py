@@ -54,6 +54,9 @@ ALLOWED_IN_ZH = frozenset(
         "B",
         "M",
         "K",
+        # Intel's device names as its software writes them (the PyTorch "XPU" device, Arc cards)
+        "XPU",
+        "Arc",
         # data-protection law and certification quoted by name (GDPR Art. 28, ISO 27001)
         "GDPR",
         "ISO",

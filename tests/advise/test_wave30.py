@@ -251,7 +251,7 @@ def test_a_model_cut_below_its_shipped_format_says_what_the_shipped_one_takes() 
     agents = {
         "workload": {"kind": "serve", "model": "deepseek-v3.1", "concurrency": 32,
                      "prompt_tokens": 6000, "cached_prompt_share": 0.4, "gen_tokens": 800,
-                     "target_tokens_per_s_per_request": 15},
+                     "target_tokens_per_s_per_request": 10},
         "months": 12, "hours_per_day": 24, "region": "cn", "currency": "CNY",
         "entity": "company", "budget": {"amount": 200000, "currency": "CNY", "per": "month"},
     }  # fmt: skip

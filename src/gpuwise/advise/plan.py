@@ -13,8 +13,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -153,8 +151,6 @@ def _rank(
     return ranked, unchecked, infeasible, set_aside, tier
 
 
-_MEMO_LOCK = threading.Lock()
-
 PLANS_KEPT = 32
 """Plans kept per catalog (make_plan): a web page or an MCP client asks the same scenario
 again, and a plan is a pure function of its inputs."""
@@ -174,17 +170,18 @@ def make_plan(
     share beside added hardware (advise/owned_beside.py); `only_owned` plans the owned
     hardware alone (that share's search). Remembered per catalog (the last PLANS_KEPT): a
     plan is read, never changed, by what renders it."""
-    memo: OrderedDict[tuple[object, ...], Plan] = cat.derived("plans", OrderedDict)
+    memo: dict[tuple[object, ...], Plan] = cat.derived("plans", dict)
     key = (*scenario_key(s), today, cny_per_usd, fixes, only_owned)
-    with _MEMO_LOCK:  # a web server plans on several threads
-        if key in memo:
-            memo.move_to_end(key)
-            return memo[key]
+    found = memo.get(key)  # one dict operation at a time: safe on a web server's threads
+    if found is not None:
+        return found
     plan = _make_plan(cat, s, today, cny_per_usd, fixes, only_owned)
-    with _MEMO_LOCK:
-        memo[key] = plan
-        while len(memo) > PLANS_KEPT:
-            memo.popitem(last=False)
+    memo[key] = plan
+    while len(memo) > PLANS_KEPT:  # the oldest out first
+        try:
+            memo.pop(next(iter(memo)), None)
+        except (RuntimeError, StopIteration):  # another thread changed it meanwhile
+            break
     return plan
 
 
