@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gpuwise.advise.evaluate import Option
-from gpuwise.advise.margin import slow_tokens_per_s
+from gpuwise.advise.margin import at_risk_of_missing, slow_tokens_per_s
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.report import plan_report
 from gpuwise.advise.scenario import parse_scenario
@@ -153,10 +153,22 @@ def test_export_serves_only_the_added_share(cat: Any, grown: Any) -> None:
 
 
 def test_no_composite_while_the_owned_machines_carry_the_load(cat: Any) -> None:
-    data = {**GROWN[0], "workload": {**GROWN[0]["workload"], "concurrency": 24}}
+    """At 16 requests the owned box holds the target at the slow end of its band: nothing to
+    add. At 24 it holds it only at the central estimate: it still ranks, and the options that
+    keep it and add the rest for the slow end are offered beside it (blind w37-04)."""
+    data = {**GROWN[0], "workload": {**GROWN[0]["workload"], "concurrency": 16}}
     plan = _plan(cat, data)
     assert plan.options[0].candidate.already_owned
+    assert not at_risk_of_missing(plan.options[0].risks)
     assert not _beside(plan)
+    grown = {**GROWN[0], "workload": {**GROWN[0]["workload"], "concurrency": 24}}
+    at_risk = _plan(cat, grown)
+    owned = [o for o in at_risk.options if o.candidate.already_owned]
+    assert owned and all(at_risk_of_missing(o.risks) for o in owned)
+    kept = _beside(at_risk)
+    assert kept
+    for o in kept:
+        assert o.beside is not None and not at_risk_of_missing(o.beside.risks)
 
 
 def test_training_is_not_split_over_owned_and_added_machines(cat: Any) -> None:

@@ -163,3 +163,16 @@ def test_a_server_of_copies_keeps_its_spare_inside(cat: Catalog) -> None:
             assert o.sized.tokens_per_s * (r - 1) / r >= target
         else:
             assert o.cost.items.get("failover_replica", 0) > 0
+
+
+def test_an_owned_shortfall_is_priced_as_the_hardware_it_would_add() -> None:
+    """Blind w37-04: two owned cards 1.5x short at the slow end were ranked at their power bill
+    times 1.5. The shortfall is now the cards it would add, at the owned cards' market value:
+    4 cards where 2 are owned (whole cards), so one more owned fleet's worth."""
+    from gpuwise.advise.margin import owned_ranking_total
+
+    risks = [("risk.throughput_band", {"factor": 1.51})]
+    assert owned_ranking_total(625.0, risks, 2, 3000.0) == pytest.approx(625.0 + 3000.0)
+    assert owned_ranking_total(625.0, [], 2, 3000.0) == pytest.approx(625.0)
+    no_value = owned_ranking_total(625.0, risks, 2, None)
+    assert no_value == pytest.approx(625.0 * 2.0)  # whole cards, the running cost scaled

@@ -199,6 +199,20 @@ def ranking_total(total: float, risks: list[Fired], units: int | None = None) ->
     return total * factor
 
 
+def owned_ranking_total(total: float, risks: list[Fired], units: int, value: float | None) -> float:
+    """The total owned hardware at risk of missing a limit is ranked by: its running cost plus
+    what the missing capacity would cost to add, priced at the owned hardware's own market
+    value per unit (its cards as the second-hand market values them): meeting the target at
+    the slow end means buying (factor − 1) more of it. Scaling the running cost instead kept
+    two owned RTX 4090s short by 1.63x first at their power bill alone, whatever the shortfall
+    (blind w37-04). Without a known value, the running cost scaled (ranking_total)."""
+    factor = shortfall_factor(risks)
+    if factor <= 1.0 or not value or units < 1:
+        return ranking_total(total, risks, units)
+    whole = math.ceil(factor * units - 1e-9) / units
+    return total + (whole - 1.0) * value
+
+
 def purchase_units(candidate: Candidate) -> int:
     """How many units an option is bought or rented in, the step more of it comes in:
     machines (rented instances, bought systems), or cards for cards in a host."""

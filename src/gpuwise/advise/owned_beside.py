@@ -28,7 +28,7 @@ from typing import Any
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.fixes import Replan
 from gpuwise.advise.limits import spend_of
-from gpuwise.advise.margin import BAND_RISKS, slow_tokens_per_s
+from gpuwise.advise.margin import BAND_RISKS, at_risk_of_missing, slow_tokens_per_s
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.scenario import Scenario
 from gpuwise.cost.model import combined
@@ -65,7 +65,24 @@ def _share_patch(s: Scenario, requests: int) -> dict[str, Any]:
     return {"workload": {"concurrency": requests, "target_tokens_per_s": share}}
 
 
-def owned_share(s: Scenario, too_slow: Option, replan: Replan) -> tuple[int, Option] | None:
+def at_risk_owned(s: Scenario, ranked: list[Option]) -> Option | None:
+    """The best-ranked option on all the owned hardware where it meets the service's target
+    only at its central estimate: what to add to be sure of it is the question an owner asks
+    (blind w37-04: two owned RTX 4090s 1.5x short at the slow end, and the plan named nothing
+    to add). None where an owned option holds the target at the slow end, or none ranks."""
+    if s.workload.kind != "serve" or not s.owns or not s.workload.target_tokens_per_s:
+        return None
+    if s.workload.one_off():
+        return None
+    owned = [o for o in ranked if o.candidate.already_owned and not o.candidate.offload_fraction]
+    if not owned or not all(at_risk_of_missing(o.risks) for o in owned):
+        return None
+    return max(owned, key=lambda o: o.sized.tokens_per_s)
+
+
+def owned_share(
+    s: Scenario, too_slow: Option, replan: Replan, sure: bool = False
+) -> tuple[int, Option] | None:
     """The most requests the owned hardware carries alone, and its option serving them.
 
     Bisection on feasibility, which falls with the requests. Its speed at the whole load does
@@ -76,6 +93,8 @@ def owned_share(s: Scenario, too_slow: Option, replan: Replan) -> tuple[int, Opt
     while low < high:
         n = (low + high + 1) // 2
         found = _owned_alone(replan(s, _share_patch(s, n), only_owned=True), too_slow)
+        if found is not None and sure and at_risk_of_missing(found.risks):
+            found = None  # `sure`: its share is what it carries at the slow end of its band
         if found is None:
             high = n - 1
         else:
@@ -95,10 +114,13 @@ def _owned_alone(plan: Plan, like: Option) -> Option | None:
     return None
 
 
-def beside_options(s: Scenario, too_slow: Option, replan: Replan) -> list[Option]:
+def beside_options(
+    s: Scenario, too_slow: Option, replan: Replan, sure: bool = False
+) -> list[Option]:
     """Options that keep the owned hardware serving its share and add the rest's best options
-    beside it; [] where the owned hardware carries no request alone or nothing serves the rest."""
-    found = owned_share(s, too_slow, replan)
+    beside it; [] where the owned hardware carries no request alone or nothing serves the rest.
+    `sure`: the owned share is what it carries at the slow end of its band."""
+    found = owned_share(s, too_slow, replan, sure)
     if found is None:
         return []
     requests, owned = found
@@ -178,10 +200,12 @@ def with_owned_beside(
     """The ranking with the options that keep owned hardware, too slow for the whole load,
     serving its share beside added hardware, checked (check_beside) and ranked by the plan's
     own key (`rank`); the owned option for the whole load stays infeasible."""
-    too_slow = too_slow_owned(s, infeasible)
+    too_slow, sure = too_slow_owned(s, infeasible), False
+    if any(o.candidate.already_owned for o in ranked):
+        too_slow, sure = at_risk_owned(s, ranked), True
     if too_slow is None:
         return ranked, infeasible
-    added = beside_options(s, too_slow, replan)
+    added = beside_options(s, too_slow, replan, sure)
     for o in added:
         check_beside(s, o, budget)
     ranked = sorted([*ranked, *(o for o in added if o.feasible)], key=rank)
@@ -189,4 +213,10 @@ def with_owned_beside(
     return ranked, infeasible
 
 
-__all__ = ["beside_options", "check_beside", "too_slow_owned", "with_owned_beside"]
+__all__ = [
+    "at_risk_owned",
+    "beside_options",
+    "check_beside",
+    "too_slow_owned",
+    "with_owned_beside",
+]

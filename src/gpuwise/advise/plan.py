@@ -130,7 +130,7 @@ def _rank(
     rank = rank_key(s, margin)
     ranked = with_cold_standby(ranked, twins, passing, rank)
     ranked = sure_owned_first(ranked, lambda o: rank(o)[:TIERS])
-    if owned_replan is not None and not any(o.candidate.already_owned for o in ranked):
+    if owned_replan is not None:  # too slow alone, or sure of the target only centrally
         from gpuwise.advise.owned_beside import with_owned_beside
 
         beside = with_owned_beside(s, ranked, infeasible, budget, owned_replan(), rank)

@@ -9,7 +9,12 @@ from typing import Any
 
 from gpuwise.advise.candidates import DOMESTIC_VENDORS
 from gpuwise.advise.evaluate import Option, caveats, incomplete_capex
-from gpuwise.advise.margin import PER_REQUEST_CEILING, purchase_units, ranking_total
+from gpuwise.advise.margin import (
+    PER_REQUEST_CEILING,
+    owned_ranking_total,
+    purchase_units,
+    ranking_total,
+)
 from gpuwise.advise.marketplace import keeps_data_in_region, on_marketplace
 from gpuwise.advise.quality import QUALITY_FLOOR_RISKS
 from gpuwise.advise.scenario import Scenario
@@ -56,7 +61,12 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
     def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, bool, float, float, str]:
-        total = ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
+        units = purchase_units(o.candidate)
+        if o.candidate.already_owned:  # a shortfall priced as the hardware it would add
+            value = o.cost.details.get("opportunity_value")
+            total = owned_ranking_total(o.cost.total, o.risks, units, value)
+        else:
+            total = ranking_total(o.cost.total, o.risks, units)
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
