@@ -176,3 +176,20 @@ def test_an_owned_shortfall_is_priced_as_the_hardware_it_would_add() -> None:
     assert owned_ranking_total(625.0, [], 2, 3000.0) == pytest.approx(625.0)
     no_value = owned_ranking_total(625.0, risks, 2, None)
     assert no_value == pytest.approx(625.0 * 2.0)  # whole cards, the running cost scaled
+
+
+def test_an_owned_server_in_a_server_room_draws_its_host_power(cat: Catalog) -> None:
+    """Blind w36-04: eight owned A100s in a server room were charged their cards' power only.
+    A PC at home or in the office runs anyway (its host is not charged); a server that stands
+    in a server room runs for the job."""
+    from gpuwise.cost.resolve import Context, OwnOptions, make_context, resolve_own
+
+    usd: Context = make_context(cat, "USD", TODAY)
+    room = resolve_own(cat, usd, "a100-40gb", 4, OwnOptions(owned=True, host_owned=True,
+                                                             site="server-room"))  # fmt: skip
+    office = resolve_own(cat, usd, "a100-40gb", 4, OwnOptions(owned=True, host_owned=True,
+                                                              site="office"))  # fmt: skip
+    assert room.spec.host_load_w and room.spec.host_load_w > 0
+    assert office.spec.host_load_w == 0
+    assert any(n.key == "cost.note_host_not_charged" for n in office.notes)
+    assert not any(n.key == "cost.note_host_not_charged" for n in room.notes)

@@ -95,7 +95,9 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
         if spare_in_server(s, o):  # one of its copies is the spare: nothing more to buy
             one_down = o.sized.tokens_per_s * (o.sized.replicas - 1) / o.sized.replicas
             params = {"replicas": o.sized.replicas, "one_down": round(one_down)}
-            o.risks.append(("risk.spare_same_server", params))
+            on_site = not s.data_may_leave or s.domestic_only  # no cloud to stand by in
+            key = "risk.spare_same_server_on_site" if on_site else "risk.spare_same_server"
+            o.risks.append((key, params))
             continue
         o.cost = replace(o.cost, items={**o.cost.items, "failover_replica": spare})
         o.rules.append(("public-api-failover", {"replicas": o.sized.replicas}))

@@ -272,6 +272,10 @@ class _Power:
     colocation: Colocation = NO_COLOCATION
 
 
+SERVER_SITES = ("server-room", "datacenter", "colocation")
+"""Sites where an owned host is a server that runs for the job, not a PC that runs anyway."""
+
+
 def _power(
     cat: Catalog,
     ctx: Context,
@@ -283,18 +287,21 @@ def _power(
     prices: list[PriceRef],
 ) -> _Power:
     """Cards at the workload's share of TDP, the host sized to the host (none when the user's
-    PC runs anyway), PUE by where the machine sits, the tariff its owner pays."""
+    own PC at home or in the office runs anyway; an owned server in a server room, a data
+    centre or a rack runs for the job and draws its host's power: blind w36-04, eight owned
+    A100s with no host power), PUE by where the machine sits, the tariff its owner pays."""
     fraction = busy_fraction(cat, opts.workload)
     gpu_w = card_draw(cat, gpu, fraction, notes)
-    host_w = (0.0, 0.0)
-    if platform is not None and not opts.host_owned:
-        host_w = host_draw(cat, platform, gpu, count, fraction)
     pue, site = site_pue(cat, opts.site, opts.pue)
+    host_w = (0.0, 0.0)
+    charged = not opts.host_owned or site in SERVER_SITES
+    if platform is not None and charged:
+        host_w = host_draw(cat, platform, gpu, count, fraction)
     payer = "business" if site == COLOCATION_SITE else opts.payer  # the data centre meters it
     tariff, ref = tariff_price(cat, ctx, opts.tariff, payer, opts.region)
     if ref:
         prices.append(ref)
-    if opts.host_owned:
+    if opts.host_owned and not charged:
         notes.append(Note.of("cost.note_host_not_charged"))
     if gpu_w[0] is not None and gpu_w[1] is not None and gpu.tdp_w:
         tdp_w = gpu.tdp_w * gpu.devices_per_card
