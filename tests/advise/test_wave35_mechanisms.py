@@ -193,3 +193,23 @@ def test_an_owned_server_in_a_server_room_draws_its_host_power(cat: Catalog) -> 
     assert office.spec.host_load_w == 0
     assert any(n.key == "cost.note_host_not_charged" for n in office.notes)
     assert not any(n.key == "cost.note_host_not_charged" for n in room.notes)
+
+
+def test_a_public_api_server_of_small_copies_keeps_its_spare_inside(cat: Catalog) -> None:
+    """Blind w38-05: an 8B model ran as two 16-bit copies of 4 GPUs on an 8-GPU server, so its
+    spare was a second server; eight 8-bit copies carry the target with one down."""
+    data = {
+        "workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 330,
+                     "prompt_tokens": 1500, "cached_prompt_share": 0.6, "gen_tokens": 120,
+                     "target_tokens_per_s_per_request": 40},
+        "months": 36, "hours_per_day": 24, "region": "us", "entity": "company",
+        "public_api": True, "currency": "USD",
+    }  # fmt: skip
+    plan = _plan(cat, data)
+    hgx = [
+        o for o in plan.options if o.candidate.system and o.candidate.system.id == "hgx-h100-8gpu"
+    ]
+    assert hgx
+    o = hgx[0]
+    assert o.sized.replicas >= 4 and "failover_replica" not in o.cost.items
+    assert "risk.spare_same_server" in dict(o.risks)
