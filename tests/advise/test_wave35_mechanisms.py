@@ -213,3 +213,35 @@ def test_a_public_api_server_of_small_copies_keeps_its_spare_inside(cat: Catalog
     o = hgx[0]
     assert o.sized.replicas >= 4 and "failover_replica" not in o.cost.items
     assert "risk.spare_same_server" in dict(o.risks)
+
+
+def test_joined_spot_machines_pay_each_others_interruptions() -> None:
+    """Blind w38-03: 2 and 8 spot machines of one training job showed the same rework. Any
+    reclaim stops the whole job: rework grows with the machines squared, replicas do not."""
+    from gpuwise.advise.evaluate import machines
+    from gpuwise.cost.model import CostOption
+
+    one = CostOption(
+        label="x", kind="rent", currency="USD", months=1.0,
+        items={"compute": 100.0, "spot_rework": 2.0}, details={"interruptions": 1.5},
+    )  # fmt: skip
+    joined = machines(one, 8, own=False, joined=True)
+    apart = machines(one, 8, own=False, joined=False)
+    assert joined.items["compute"] == apart.items["compute"] == 800.0
+    assert apart.items["spot_rework"] == 16.0 and joined.items["spot_rework"] == 128.0
+    assert joined.details["interruptions"] == 12.0
+
+
+def test_a_fused_or_framework_loss_holds_no_full_fp32_logits(cat: Catalog) -> None:
+    """Blind w39-01: a full fine-tune under Megatron or Liger kernels was charged the full fp32
+    logits Hugging Face's eager loss builds; a fused or vocabulary-parallel loss never does."""
+    from gpuwise.estimate.constants import MemoryConstants
+    from gpuwise.estimate.memory import estimate_memory
+    from gpuwise.estimate.request import MemoryRequest
+
+    mc = MemoryConstants.from_catalog(cat)
+    req = MemoryRequest(model=cat.model("qwen3-30b-a3b"), mode="full", batch=2, seq_len=4096,
+                        gpus=8, strategy="zero3")  # fmt: skip
+    eager = estimate_memory(req, mc).breakdown["logits"]
+    fused = estimate_memory(req.with_(fused_loss=True), mc).breakdown["logits"]
+    assert fused < eager / 2

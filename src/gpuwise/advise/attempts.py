@@ -95,6 +95,7 @@ def train_attempts(
                 engine=engine,
                 grad_checkpointing=gc,
                 precision="mixed-fp16" if quant == "fp16" else "mixed-bf16",
+                fused_loss=w.execution in ("fused", "framework"),
             )
             yield Attempt(req, quant, micro, math.ceil(share / micro))
 

@@ -227,22 +227,34 @@ def download_gb(cat: Catalog, s: Scenario) -> float:
     return cat.derived(("download_gb", s.workload.model), build)
 
 
-def machines(cost: CostOption, nodes: int, own: bool) -> CostOption:
+def machines(cost: CostOption, nodes: int, own: bool, joined: bool = False) -> CostOption:
     """The cost of `nodes` identical machines; owned machines joined into one job also need a
-    switch and cables, which the catalog does not price (shown unpriced, never free)."""
+    switch and cables, which the catalog does not price (shown unpriced, never free). Rented
+    spot machines joined into one job stop together when any one is reclaimed: the job sees
+    `nodes` times one machine's interruptions, each costing every machine its lost hours, so
+    the rework grows with nodes² (blind w38-03: the same rework for 2 and 8 machines)."""
     if nodes == 1:
         return cost
     items = {k: v * nodes for k, v in cost.items.items()}
+    details = dict(cost.details)
+    if joined and "spot_rework" in items:
+        items["spot_rework"] *= nodes
+        restarts = details.get("interruptions", 0.0)
+        details["interruptions"] = restarts * nodes
+        if details.get("sessions") and "session_overhead" in items:  # each restart a session
+            per_session = items["session_overhead"] / details["sessions"]
+            details["sessions"] += restarts * (nodes - 1)
+            items["session_overhead"] = per_session * details["sessions"]
     unpriced = (*cost.unpriced, "network") if own else cost.unpriced
-    return replace(cost, items=items, unpriced=unpriced)
+    return replace(cost, items=items, unpriced=unpriced, details=details)
 
 
 def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -> Option | None:
     """Cost the candidate over the project; None when the catalog cannot build or price it."""
     option = _price_machine(cat, ctx, s, c, sized)
     if option is not None and c.nodes > 1:
-        joined = c.kind == "own" and joined_machines(s, sized)
-        option.cost = machines(option.cost, c.nodes, joined)
+        joined = joined_machines(s, sized)
+        option.cost = machines(option.cost, c.nodes, c.kind == "own" and joined, joined)
     return option
 
 

@@ -144,8 +144,11 @@ def answer_time_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[F
     o = options[0]
     if not o.sized.speed_known or not o.sized.tokens_per_s or o.sized.pooling:
         return []
-    per_request = o.sized.tokens_per_s / max(w.concurrency, 1)
-    slow = slow_tokens_per_s(o.sized) / max(w.concurrency, 1)
+    kept = o.beside.sized if o.beside is not None else None  # owned cards serving beside it
+    total = o.sized.tokens_per_s + (kept.tokens_per_s if kept else 0.0)
+    slow_total = slow_tokens_per_s(o.sized) + (slow_tokens_per_s(kept) if kept else 0.0)
+    per_request = total / max(w.concurrency, 1)  # blind w39-03: the added cards' share alone
+    slow = slow_total / max(w.concurrency, 1)
     seconds, slow_seconds = w.gen_tokens / per_request, w.gen_tokens / slow
     if seconds < plan_value(cat, "long_answer_seconds"):
         return []

@@ -60,7 +60,9 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     user already owns ranks first among options within `margin` of its cost (the prices' own
     uncertainty): nothing to buy, nothing to set up, so a tie goes to it."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, bool, int, bool, bool, bool, float, float, str]:
+    def key(
+        o: Option,
+    ) -> tuple[bool, bool, bool, bool, int, bool, bool, bool, float, float, int, str]:
         units = purchase_units(o.candidate)
         if o.candidate.already_owned:  # a shortfall priced as the hardware it would add
             value = o.cost.details.get("opportunity_value")
@@ -80,6 +82,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
             any(k == PER_REQUEST_CEILING for k, _ in o.risks),
             total / (1 + margin) if o.candidate.already_owned else total / preference(s, o),
             o.time_hours or 0.0,
+            o.candidate.nodes,  # a tie goes to one machine, not several joined (blind w39-05)
             o.candidate.label,
         )
 

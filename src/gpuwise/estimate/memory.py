@@ -217,7 +217,7 @@ def _training_parts(r: Resolved, c: MemoryConstants) -> dict[str, float]:
         r.engine.norm_fp32_upcast,
     )
     parts["logits"] = act.train_logits_bytes(
-        m, tokens, c.activation, r.engine.chunked_cross_entropy
+        m, tokens, c.activation, r.engine.chunked_cross_entropy or req.fused_loss
     )
     if r.fmt.kind not in ("float",):  # a dequantized weight matrix in 16-bit during matmuls
         parts["workspace"] = 2.0 * m.hidden_size * max(m.intermediate_size, m.vocab_size // 4)

@@ -57,6 +57,10 @@ class MemoryRequest:
     """Devices a hybrid-sharded layout (hsdp) shards the model states over: one machine's,
     replicated across machines (PyTorch FSDP HYBRID_SHARD). None: all `gpus`."""
     engine: str | None = None
+    fused_loss: bool = False
+    """Training: the loss is a fused or vocabulary-parallel cross-entropy (Liger, Unsloth,
+    Megatron), which never builds the full fp32 logits: they are counted as the engine's
+    chunked cross-entropy is (blind w39-01)."""
     ubatch: int | None = None
     """Tokens per prefill step (llama.cpp -ub); None keeps the engine's default."""
     extra: dict[str, str] = field(default_factory=dict)

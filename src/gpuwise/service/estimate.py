@@ -25,6 +25,8 @@ def estimate_data(
     from gpuwise.service.job import build_job, reading_note
 
     cat, req, reading = build_job(model, job)
+    if req.training and opts.get("execution") in ("fused", "framework"):
+        req = req.with_(fused_loss=True)  # a fused or vocabulary-parallel loss: no fp32 logits
     consts = MemoryConstants.from_catalog(cat)
     gpu = cat.gpu(gpu_name) if gpu_name else None
     if gpu is not None:
