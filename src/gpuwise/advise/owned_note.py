@@ -112,11 +112,10 @@ def owned_note(plan: Plan, replan: Replan) -> list[Fired]:
         return []
     answer = plan.options[0]
     owned = [o for o in plan.options if o.candidate.already_owned]
-    short = None if owned else _short_of_target(plan, answer)
-    if short is not None:
-        fleet = {f"fleet_{lang}": _fleet(plan, replan.cat, lang) for lang in LANGS}
-        return [(short[0], {**short[1], **fleet})]
     fleet = {f"fleet_{lang}": _fleet(plan, replan.cat, lang) for lang in LANGS}
+    short = None if owned else _short_of_target(plan, answer)
+    if short is not None:  # the owned cards may well do: said instead of "sell them"
+        return [(short[0], {**short[1], **fleet})]
     params: dict[str, Any] = {**fleet}
     key = "plan.note_owned_unused_unfit"
     if owned:
