@@ -245,3 +245,21 @@ def test_a_fused_or_framework_loss_holds_no_full_fp32_logits(cat: Catalog) -> No
     eager = estimate_memory(req, mc).breakdown["logits"]
     fused = estimate_memory(req.with_(fused_loss=True), mc).breakdown["logits"]
     assert fused < eager / 2
+
+
+def test_an_offer_sold_by_the_node_is_rented_a_node_at_a_time(cat: Catalog) -> None:
+    """Blind w40-03: TensorWave quotes MI300X per GPU but rents whole 8-GPU nodes; one GPU of
+    it stopped each night ranked first. The offer's `node_gpus` makes it 8 devices at 8 × the
+    per-GPU rate."""
+    from gpuwise.advise.candidates import offer_devices
+    from gpuwise.cost.resolve import make_context
+    from gpuwise.cost.resolve_rent import resolve_rent
+
+    offer = next(o for o in cat.offers if o.provider == "tensorwave" and o.gpu == "mi300x")
+    assert offer.node_gpus == 8 and offer.gpu_count == 1
+    assert offer_devices(offer, cat.gpu("mi300x")) == 8
+    usd = make_context(cat, "USD", TODAY)
+    rent = resolve_rent(cat, usd, f"tensorwave:{offer.instance}:on-demand")
+    per_gpu = next(p.amount for p in offer.prices if p.billing == "on-demand")
+    assert rent.spec.gpu_count == 8
+    assert rent.spec.price == pytest.approx(8 * usd.money(per_gpu, "USD"))

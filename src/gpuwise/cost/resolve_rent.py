@@ -189,14 +189,16 @@ def resolve_rent(
     )  # fmt: skip
     notes: list[Note] = []
     spot = _spot_risk(cat, provider, opts, notes) if price.billing == "spot" else None
+    # an offer quoted per GPU but sold as whole nodes (`node_gpus`) is rented a node at a time
+    per_node = (offer.node_gpus or offer.gpu_count) / offer.gpu_count
     spec = RentSpec(
         label=label,
         provider=provider.id,
         instance=offer.instance,
         gpu_id=offer.gpu,
-        gpu_count=offer.gpu_count,
+        gpu_count=offer.node_gpus or offer.gpu_count,
         billing=price.billing,
-        price=ctx.money(price.amount, cur),
+        price=ctx.money(price.amount, cur) * per_node,
         per=price.per,
         currency=ctx.currency,
         hidden=hidden_rates(cat.hidden_costs.get(provider.id), provider.currency, ctx),
