@@ -263,3 +263,18 @@ def test_an_offer_sold_by_the_node_is_rented_a_node_at_a_time(cat: Catalog) -> N
     per_gpu = next(p.amount for p in offer.prices if p.billing == "on-demand")
     assert rent.spec.gpu_count == 8
     assert rent.spec.price == pytest.approx(8 * usd.money(per_gpu, "USD"))
+
+
+def test_the_plan_memo_keeps_languages_and_set_defaults_apart(cat: Catalog) -> None:
+    """make_plan remembers its last plans: a repeat is the same plan, but a plan made in
+    another language (a few notes word themselves as it is made) or with a default written
+    out (max_gpus: 8 reads differently from none) is made again."""
+    from gpuwise.i18n import using_lang
+
+    data = {"workload": {"kind": "local", "model": "qwen3-8b"}, "region": "us"}
+    with using_lang("en"):
+        first = _plan(cat, data)
+        assert _plan(cat, data) is first
+        assert _plan(cat, {**data, "max_gpus": 8}) is not first
+    with using_lang("zh"):
+        assert _plan(cat, data) is not first

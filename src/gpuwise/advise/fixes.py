@@ -24,6 +24,7 @@ from gpuwise.advise.workload import plan_value
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import LlmModel
 from gpuwise.errors import UserError
+from gpuwise.i18n import get_lang
 
 if TYPE_CHECKING:
     from gpuwise.advise.outcome import Plan
@@ -58,7 +59,15 @@ class Replan:
         scenario = apply_patch(s, patch)
         memo: OrderedDict[tuple[object, ...], Plan] = self.cat.derived("replans", OrderedDict)
         set_fields = scenario.model_dump_json(exclude_unset=True)  # a default is no choice
-        key = (scenario.model_dump_json(), set_fields, self.today, self.cny_per_usd, only_owned)
+        lang = get_lang()  # a few notes word themselves as the plan is made
+        key = (
+            scenario.model_dump_json(),
+            set_fields,
+            self.today,
+            self.cny_per_usd,
+            only_owned,
+            lang,
+        )
         if key in memo:
             memo.move_to_end(key)
             return memo[key]

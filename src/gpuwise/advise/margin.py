@@ -263,20 +263,35 @@ def band_fields(
     )
 
 
-def sure_owned_first(ranked: list[Any], tier: Any = None) -> list[Any]:
+NEAR_LOSSLESS_BITS = 8.0
+"""Bits per weight from which a format is taken as near-lossless when owned options are
+ordered (sure_owned_first): 8-bit weights lose little, 4-bit ones are a quality call."""
+
+
+def sure_owned_first(ranked: list[Any], tier: Any = None, bits: Any = None) -> list[Any]:
     """The options of each owned card reordered among their own places: those meeting every
     limit at the slow end first (in their order), then those meeting them only at the central
     estimate, the fastest at the slow end first. The "x times this hardware" a shortfall is
     priced at sits on the user's shelf and costs only its power, so more of the owned cards
     are used before fewer of them at a risk (blind w19-04: four owned RTX 4090s serve as two
-    copies, not two of them at the central estimate)."""
+    copies, not two of them at the central estimate). Among those sure of it, one at 8 bits
+    or more before one below (`bits`: a format's bits per weight): more of the owned cards
+    cost only their power, and a 4-bit copy is a quality call an 8-bit one is not (blind
+    w40-05 asked for 16 bits over 8 on owned V100s; 8 bits and up are taken as equal here)."""
     out = list(ranked)
     groups: dict[tuple[object, ...], list[int]] = {}
     for i, o in enumerate(out):  # within a ranking tier (`tier`: ranking.rank_key's leading part)
         if o.candidate.already_owned:
             groups.setdefault((o.candidate.gpu.id, tier(o) if tier else ()), []).append(i)
+
+    def key(member: tuple[Any, int]) -> tuple[bool, float, float, int]:
+        o, n = member
+        risky, slow, _ = _sure_first(member)
+        fewer_bits = -min(bits(o.sized.quant), NEAR_LOSSLESS_BITS) if bits and not risky else 0.0
+        return (risky, fewer_bits, slow, n)
+
     for places in groups.values():
-        members = sorted(((out[i], n) for n, i in enumerate(places)), key=_sure_first)
+        members = sorted(((out[i], n) for n, i in enumerate(places)), key=key)
         for i, (o, _) in zip(places, members, strict=True):
             out[i] = o
     return out

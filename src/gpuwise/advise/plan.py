@@ -50,6 +50,7 @@ from gpuwise.cost.model import busy_hours_per_month
 from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import make_context
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.i18n import get_lang
 
 if TYPE_CHECKING:
     from gpuwise.advise.fixes import Replan
@@ -129,14 +130,14 @@ def _rank(
     passing = lambda os: _classify(s, os, budget, floor, margin, slack)[0]  # noqa: E731
     rank = rank_key(s, margin)
     ranked = with_cold_standby(ranked, twins, passing, rank)
-    ranked = sure_owned_first(ranked, lambda o: rank(o)[:TIERS])
+    mc = MemoryConstants.from_catalog(cat)
+    bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
+    ranked = sure_owned_first(ranked, lambda o: rank(o)[:TIERS], bits)
     if owned_replan is not None:  # too slow alone, or sure of the target only centrally
         from gpuwise.advise.owned_beside import with_owned_beside
 
         beside = with_owned_beside(s, ranked, infeasible, budget, owned_replan(), rank)
         ranked, infeasible = beside
-    mc = MemoryConstants.from_catalog(cat)
-    bits: Callable[[str], float] = lambda q: weight_bits(mc, q)  # noqa: E731
     ranked = best_use_of_each_system(ranked, bits)
     unchecked = best_use_of_each_system(unchecked, bits)
     tier = lambda o: rank(o)[:TIERS]  # noqa: E731
@@ -168,10 +169,11 @@ def make_plan(
     option ranked, `fixes` plans again with each change that could help and keeps those that
     do (advise/fixes.py). Owned hardware too slow for the load alone is kept serving its
     share beside added hardware (advise/owned_beside.py); `only_owned` plans the owned
-    hardware alone (that share's search). Remembered per catalog (the last PLANS_KEPT): a
-    plan is read, never changed, by what renders it."""
+    hardware alone (that share's search). Remembered per catalog and language (the last
+    PLANS_KEPT; a few notes word themselves as the plan is made): a plan is read, never
+    changed, by what renders it."""
     memo: dict[tuple[object, ...], Plan] = cat.derived("plans", dict)
-    key = (*scenario_key(s), today, cny_per_usd, fixes, only_owned)
+    key = (*scenario_key(s), today, cny_per_usd, fixes, only_owned, get_lang())
     found = memo.get(key)  # one dict operation at a time: safe on a web server's threads
     if found is not None:
         return found
