@@ -12,8 +12,9 @@ import pytest
 
 from gpuwise.advise.plan import Plan, make_plan
 from gpuwise.advise.regions import find_region, in_region, price_region
-from gpuwise.advise.report import plan_report, table_rows
+from gpuwise.advise.report import plan_report
 from gpuwise.advise.scenario import parse_scenario
+from gpuwise.advise.table_rows import table_rows
 from gpuwise.catalog import Catalog, load_catalog
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost.power import region_chain

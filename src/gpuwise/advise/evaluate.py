@@ -95,8 +95,8 @@ def best_use_of_each_system(
     their idle cards' power (blind w12-04); by format alone, one 16-bit copy on 4 of 8 NPUs
     that meets the target only at its central estimate beat two 8-bit copies on all 8 that
     meet it at the slow end, the owner's obvious use of the idle half (blind w29-04): the
-    same order as the sizing's own layout choice (advise/sizing._pick). Without `bits`, the
-    best-ranked."""
+    same order as the sizing's own layout choice (advise/sizing_pick.pick_layout). Without
+    `bits`, the best-ranked."""
     groups: dict[tuple[object, ...], list[Option]] = {}
     for o in ranked:
         c = o.candidate

@@ -7,6 +7,7 @@ from typing import Any
 
 from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
+from gpuwise.advise.no_longer_made import ended_but_priced_new
 from gpuwise.advise.scenario import VISION_SUFFIX, Scenario
 from gpuwise.advise.site import legacy_driver_risk, site_risks
 from gpuwise.advise.stop_start import restart_note
@@ -274,7 +275,7 @@ def option_risks(
         o.risks.append(("risk.speed_unknown", {"gpu": g.name}))
     if o.stale_prices:
         o.risks.append(("risk.stale_price", {"count": o.stale_prices}))
-    ended = _ended_but_priced_new(o)
+    ended = ended_but_priced_new(o)
     if ended:
         o.risks.append(("risk.no_longer_made", {"gpu": g.name, "since": ended}))
     if o.undated_prices:
@@ -397,16 +398,3 @@ def rule_text(cat: Catalog, rule_id: str, lang: str, params: dict[str, Any]) -> 
         text = unspaced_zh(text, named_words)
         return tidy_zh(f"{text}（{correction}）" if correction else text)
     return f"{text} ({correction})" if correction else text
-
-
-def _ended_but_priced_new(o: Option) -> str:
-    """The month a card's production ended where this bought option still prices it at a new
-    (launch or shop) price: a person may find one in old stock or second-hand, at another
-    price (blind w37-02: a 512 GB Mac Studio Apple stopped selling, quoted new at $9,499).
-    '' otherwise."""
-    c = o.candidate
-    ended = c.gpu.production_ended
-    if c.kind != "own" or c.already_owned or ended is None:
-        return ""
-    new = [p for p in o.prices if p.label in ("card:launch", "card:street")]
-    return ended.strftime("%Y-%m") if new else ""

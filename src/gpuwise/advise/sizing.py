@@ -30,6 +30,7 @@ from gpuwise.advise.formats import serve_formats
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import ScaleOut, Sized, SizeInputs, weight_bits
+from gpuwise.advise.sizing_pick import pick_layout
 from gpuwise.advise.sizing_speed import speed_of
 from gpuwise.catalog.schema import Gpu
 from gpuwise.errors import UserError
@@ -301,7 +302,7 @@ def _size_on_one_machine(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> S
     ]
     if not target:
         return _fastest(layouts, si) or split
-    return _pick(layouts, target, si, copies_first=s.public_api) or split
+    return pick_layout(layouts, target, si, copies_first=s.public_api) or split
 
 
 def _fastest(layouts: list[Sized | None], si: SizeInputs) -> Sized | None:
@@ -347,7 +348,7 @@ def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized |
     fitting = [x for x in layouts if x is not None]
     if not target or not fitting:
         return fitting[0] if fitting else None
-    return _pick(layouts, target, si) or fitting[0]
+    return pick_layout(layouts, target, si) or fitting[0]
 
 
 def _enough(sized: Sized | None, s: Scenario, si: SizeInputs) -> bool:
@@ -357,56 +358,6 @@ def _enough(sized: Sized | None, s: Scenario, si: SizeInputs) -> bool:
     if sized is None or not sized.speed_known or not si.choice.quants:
         return False
     return sized.quant == si.choice.quants[0] and slow_tokens_per_s(sized) >= target
-
-
-def _pick(
-    layouts: list[Sized | None], target: float, si: SizeInputs, copies_first: bool = False
-) -> Sized | None:
-    """The layout that meets the target (or the reading-speed floor) at the slow end of the
-    band in the least compressed format, then the faster; else, among those meeting it at the
-    central estimate, the fully supported one fastest at the slow end (the smallest priced
-    shortfall); else the fastest at the slow end. None when no layout's speed is known.
-    `copies_first` (a public API): first a safe layout whose other copies carry the target
-    with one down (its spare is inside the machine) in a format of 8 bits or more, then the
-    least compressed format with the most copies, whose spare is one copy's share rather than
-    the whole machine (blind w36-03: one 8-GPU copy of a 70B model on a DGX bought a second
-    DGX as its spare; w38-05: two 16-bit copies of an 8B model on an 8-GPU server needed a
-    second server, where eight FP8 copies keep their spare inside)."""
-    found = [x for x in layouts if x is not None and x.speed_known]
-    if not found:
-        return None
-    rank = {q: i for i, q in enumerate(si.choice.quants)}
-    safe = [x for x in found if slow_tokens_per_s(x) >= target]
-    if safe:
-
-        def key(x: Sized) -> tuple[bool, int, int, float]:
-            outside = copies_first and not _spare_inside(x, target, si)
-            copies = -x.replicas if copies_first else 0
-            return (outside, rank.get(x.quant, len(rank)), copies, -slow_tokens_per_s(x))
-
-        return min(safe, key=key)
-    central = [x for x in found if x.tokens_per_s >= target]  # only at the central estimate
-    if central:
-        # the least compressed format first, then the layout fastest at the slow end
-        return min(
-            central,
-            key=lambda x: (x.support != "yes", rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)),
-        )
-    return max(found, key=slow_tokens_per_s)
-
-
-SPARE_FLOOR_BITS = 8.0
-"""The fewest bits a copy may be cut to so that a machine keeps its spare inside: 8-bit
-formats lose little, 4-bit ones are a quality call the user should make."""
-
-
-def _spare_inside(x: Sized, target: float, si: SizeInputs) -> bool:
-    """Whether the layout's copies, one down, still carry the target at the central estimate,
-    in a format of SPARE_FLOOR_BITS or more (failover.spare_in_server's test)."""
-    r = x.replicas
-    if r < 2 or weight_bits(si.mc, x.quant) < SPARE_FLOOR_BITS - 1e-6:
-        return False
-    return x.tokens_per_s * (r - 1) / r >= target
 
 
 def _with_network(sized: Sized | None, scale: ScaleOut) -> Sized | None:
