@@ -12,6 +12,7 @@ from gpuwise.advise.fixes import apply_patch
 from gpuwise.advise.margin import (
     BAND_RISKS,
     at_risk_of_missing,
+    option_ranking_total,
     ranking_total,
     shortfall_factor,
     slow_hours,
@@ -26,6 +27,10 @@ from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.catalog.systems import market_of, sold_as_system, sold_in, training_refusal
 from gpuwise.cost.power import site_pue
 from gpuwise.estimate.constants import MemoryConstants
+
+TIE_MARGIN = 0.05
+"""The prices' own uncertainty (catalog assumption price_uncertainty_fraction): a service's
+cost tie within it may go to the option on fewer machines (advise/ties.py)."""
 
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:[.,]0+)?(?![\d.,])")
 """'-0', '-0.0', '-0.00' as a number of its own ('2026-01-08' and 'qwen2.5-0.5b' are not)."""
@@ -211,10 +216,11 @@ def check_band(plan: Plan, o: Option) -> None:
         tier = rank_key(s)
         earlier = plan.options[: plan.options.index(o)]
         same = [e for e in earlier if tier(e)[:TIERS] == tier(o)[:TIERS]]
-        for e in same:
+        for e in same:  # a service's tie may go to fewer machines (ties.py): within TIE_MARGIN
             if at_risk_of_missing(e.risks) and not e.candidate.already_owned:
-                insured = ranking_total(e.cost.total, e.risks)
-                assert insured <= o.cost.total * (1 + 1e-9), (e.candidate.label, o.candidate.label)
+                insured = option_ranking_total(e)  # its spare copy not scaled (margin.py)
+                limit = option_ranking_total(o) * (1 + TIE_MARGIN + 1e-9)  # porting in both
+                assert insured <= limit, (e.candidate.label, o.candidate.label)
 
 
 def check_plan(cat: Catalog, plan: Plan) -> None:
@@ -254,7 +260,9 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
     def insured(o: Option) -> float:
         # a target met only at the central estimate is ranked by its insured total, in the
         # whole cards or machines it comes in (margin.py), as the ranking itself does
-        return ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
+        if o.candidate.already_owned:
+            return ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
+        return option_ranking_total(o)  # a public API's spare copy is not scaled
 
     for i, owned in enumerate(plan.options):
         if not owned.candidate.already_owned:

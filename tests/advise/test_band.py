@@ -15,7 +15,7 @@ from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.limits import check_constraints
 from gpuwise.advise.margin import (
     hours_band,
-    purchase_units,
+    option_ranking_total,
     ranking_total,
     slow_hours,
     slow_tokens_per_s,
@@ -116,7 +116,7 @@ def test_an_option_at_risk_is_ranked_by_its_total_times_its_shortfall() -> None:
         params = dict(x.risks)["risk.throughput_band"]
         assert params["factor"] == pytest.approx(target / slow_tokens_per_s(x.sized))
     same = [x for x in priced if key(x)[:TIERS] == key(o)[:TIERS]]
-    insured = [ranking_total(x.cost.total, x.risks, purchase_units(x.candidate)) for x in same]
+    insured = [option_ranking_total(x) for x in same]  # porting work included (porting.py)
     assert insured == sorted(insured)
 
 

@@ -1,7 +1,7 @@
 """Mechanisms found when the CN market data grew (AutoDL's per-card list, 共绩算力's spot):
 
 - between two options that need porting work, the one with fewer partial layers ranks first
-  (a vLLM-Ascend rental before a cheaper card whose vLLM fork *and* format run only partly);
+  unless the other saves more than the porting of its extra layer costs (advise/porting.py);
 - a smaller model suggested for a job that does not fit is never a previous generation
   (Llama 2 13B for Llama 3.1 70B), which a smaller current model beats;
 - rule words fit the job: why spot was left out says "deadline" for a training run with one,
@@ -13,9 +13,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from gpuwise.advise.evaluate import caveats
+from gpuwise.advise.evaluate import Option, caveats
 from gpuwise.advise.fixes import smaller_siblings
+from gpuwise.advise.margin import option_ranking_total
 from gpuwise.advise.plan import Plan, make_plan
+from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from gpuwise.i18n import t, using_lang
@@ -35,13 +37,30 @@ def plan_for(data: dict[str, Any]) -> Plan:
     return make_plan(load_catalog(), parse_scenario(data, "test"), TODAY)
 
 
-def test_fewer_partial_layers_rank_first_whatever_the_price() -> None:
-    """With ordinary ops capacity, every option with one caveat ranks before any with two."""
+def tier(plan: Plan, o: Option) -> object:
+    return rank_key(plan.scenario)(o)[:TIERS]
+
+
+def test_fewer_partial_layers_rank_first_unless_the_saving_pays_the_porting() -> None:
+    """With ordinary ops capacity, an option with more partial layers ranks before one with
+    fewer only where its total with the porting of its layers is no dearer (porting.py)."""
     plan = plan_for(DOMESTIC_PILOT)
-    counts = [caveats(o) for o in plan.options if not o.candidate.already_owned]
-    assert counts, "the catalog rents domestic cards in China"
-    assert counts == sorted(counts), counts
+    options = [o for o in plan.options if not o.candidate.already_owned]
+    assert options, "the catalog rents domestic cards in China"
+    for i, o in enumerate(options):
+        for later in options[i + 1 :]:
+            if caveats(o) > caveats(later) and tier(plan, o) == tier(plan, later):
+                assert option_ranking_total(o) <= option_ranking_total(later) + 1e-6
     assert plan.options[0].candidate.gpu.vendor == "huawei"
+
+
+def test_porting_is_priced_per_partial_layer_and_said() -> None:
+    plan = plan_for(DOMESTIC_PILOT)
+    charged = [o for o in plan.options if caveats(o)]
+    assert charged
+    per_layer = {o.cost.details["porting_cost"] / caveats(o) for o in charged}
+    assert len({round(v, 6) for v in per_layer}) == 1  # one price per layer in one plan
+    assert any(k == "plan.note_porting_priced" for k, _ in plan.assumptions)
 
 
 def test_strong_ops_capacity_ranks_caveated_options_by_cost_alone() -> None:

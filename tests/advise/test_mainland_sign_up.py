@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 
 from gpuwise.advise.plan import make_plan
-from gpuwise.advise.ranking import rank_key
+from gpuwise.advise.ranking import MARKETPLACE_TIER, rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 
@@ -34,7 +34,7 @@ def test_a_buyer_abroad_hears_of_the_sign_up_and_ranks_them_later() -> None:
     assert cn
     assert all("risk.mainland_sign_up" in dict(o.risks) for o in cn)
     key = rank_key(plan.scenario)
-    assert all(key(o)[5] for o in cn)
+    assert all(key(o)[MARKETPLACE_TIER] for o in cn)
     assert not _mainland(plan.options[0])
 
 

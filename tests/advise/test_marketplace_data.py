@@ -11,7 +11,7 @@ from typing import Any
 
 from gpuwise.advise.marketplace import on_marketplace
 from gpuwise.advise.plan import Plan, make_plan
-from gpuwise.advise.ranking import rank_key
+from gpuwise.advise.ranking import MARKETPLACE_TIER, rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 
@@ -43,7 +43,7 @@ def test_a_company_keeping_data_in_the_eu_gets_data_centre_rentals_before_market
     rentals = [o for o in plan.options if o.candidate.kind == "rent"]
     # compare within the earlier tiers (known prices and speed, full support): ranking.rank_key
     key = rank_key(plan.scenario, 0.0)
-    clean = [o for o in rentals if key(o)[:5] == (False, False, False, False, False)]
+    clean = [o for o in rentals if key(o)[:MARKETPLACE_TIER] == (False,) * MARKETPLACE_TIER]
     hosts = [i for i, o in enumerate(clean) if on_marketplace(o)]
     centres = [i for i, o in enumerate(clean) if not on_marketplace(o)]
     assert hosts and centres
@@ -63,4 +63,4 @@ def test_a_person_or_a_company_with_no_region_is_not_moved() -> None:
     key = rank_key(plan.scenario, 0.0)
     for o in hosts:
         assert any(k == "risk.marketplace_data" for k, _ in o.risks)
-        assert key(o)[5] is False  # the marketplace tier (ranking.rank_key)
+        assert key(o)[MARKETPLACE_TIER] is False  # the marketplace tier (ranking.rank_key)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gpuwise.advise.plan import make_plan
-from gpuwise.advise.ranking import rank_key
+from gpuwise.advise.ranking import MARKETPLACE_TIER, rank_key
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.advise.site import proxy_only
 from gpuwise.catalog import load_catalog
@@ -37,12 +37,13 @@ def test_proxied_rentals_say_so_and_rank_after_addressable_ones(public: Any) -> 
     for o in proxied:
         assert "risk.platform_proxy_only" in dict(o.risks), o.candidate.label
     key = rank_key(public.scenario)
-    early = [o for o in public.options if key(o)[:5] == (False,) * 5]
+    early = [o for o in public.options if key(o)[:MARKETPLACE_TIER] == (False,) * MARKETPLACE_TIER]
     first_proxied = next(i for i, o in enumerate(early) if proxy_only(o))
     # the public-service tier (index 5 of the key): every proxied rental is in it, after all
     # the addressable data-centre rentals of the earlier tiers
-    assert all(key(o)[5] for o in early if proxy_only(o))
-    assert not any(o.candidate.kind == "rent" and not key(o)[5] for o in early[first_proxied:])
+    assert all(key(o)[MARKETPLACE_TIER] for o in early if proxy_only(o))
+    later = early[first_proxied:]
+    assert not any(o.candidate.kind == "rent" and not key(o)[MARKETPLACE_TIER] for o in later)
 
 
 def test_an_internal_service_is_not_held_to_it() -> None:

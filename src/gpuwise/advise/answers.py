@@ -13,7 +13,7 @@ from gpuwise.advise.labels import option_label
 from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.outcome import break_even_of
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
-from gpuwise.advise.ties import decided_by_time
+from gpuwise.advise.ties import decided_by_machines, decided_by_time
 
 
 def answers_of(
@@ -31,7 +31,8 @@ def answers_of(
     answer 'either', with what decides between them: the daily use above which owning wins and
     the month before which renting does. 'either' only compares two fully priced options; a
     floor is never called the cheapest. A run or batch (`runs_per_month` given) ranked first
-    for ending sooner than a cheaper tied one says so (advise/ties.py).
+    for ending sooner than a cheaper tied one says so, and so does a service ranked first for
+    running on fewer machines (advise/ties.py).
     """
     best = options[0] if options else None
     if best is None:
@@ -52,9 +53,11 @@ def answers_of(
         ties = _rental_ties(options, rent, margin, tier)
         cloud = CloudAnswer(**_cloud(rent).model_dump(), ties=ties)
     c = best.candidate
-    by_time = None
+    by_time, by_machines = None, None
     if runs_per_month is not None:
         by_time = decided_by_time(options, margin, tier, deadline_days)
+    else:
+        by_machines = decided_by_machines(options, margin, tier)
     return Answers(
         buy_or_rent=verdict,
         vendor=c.gpu.vendor,
@@ -65,6 +68,7 @@ def answers_of(
         cloud=cloud,
         either=either,
         decided_by_time=by_time,
+        decided_by_machines=by_machines,
         already_owned=c.kind == "own" and c.already_owned,
     )
 

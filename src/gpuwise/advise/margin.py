@@ -186,17 +186,36 @@ def shortfall_factor(risks: list[Fired]) -> float:
     return max([1.0, *factors])
 
 
-def ranking_total(total: float, risks: list[Fired], units: int | None = None) -> float:
+def ranking_total(
+    total: float, risks: list[Fired], units: int | None = None, spare: float = 0.0
+) -> float:
     """The total an option is ranked by: its own, scaled by its shortfall factor (the
     replicas or devices that meeting its limits at the slow end would add), rounded up to the
     whole `units` it is bought or rented in: one 8-GPU node 11% short of a deadline needs a
     second node, not 11% more of one (blind w27-01: a single node at 91% of the deadline,
     ranked as if it cost 1.11x, came before a two-node cluster that finished in half).
-    `units` None: the factor as it is (what the risk says)."""
+    `units` None: the factor as it is (what the risk says). A public API's `spare` replica
+    (failover.py, part of `total`) is not scaled: N+1 short by 1.6x becomes 2N+1, not 2N+2
+    (blind w41-01: one L40S and its spare, short by 1.6x, ranked as if it needed four)."""
     factor = shortfall_factor(risks)
     if factor > 1.0 and units:
         factor = math.ceil(factor * units - 1e-9) / units
-    return total * factor
+    spare = min(max(spare, 0.0), total)
+    return (total - spare) * factor + spare
+
+
+def option_ranking_total(o: Any) -> float:
+    """ranking_total of a ranked option (advise.evaluate.Option): its total, risks, purchase
+    units and spare replica (cost item `failover_replica`), plus the porting work its partly
+    supported layers need (cost detail `porting_cost`, advise/porting.py); owned hardware by
+    owned_ranking_total, its shortfall priced at its market value."""
+    units = purchase_units(o.candidate)
+    if o.candidate.already_owned:
+        value = o.cost.details.get("opportunity_value")
+        return owned_ranking_total(o.cost.total, o.risks, units, value)
+    spare = float(o.cost.items.get("failover_replica", 0.0))
+    porting = float(o.cost.details.get("porting_cost", 0.0))  # advise/porting.py
+    return ranking_total(o.cost.total, o.risks, units, spare) + porting
 
 
 def owned_ranking_total(total: float, risks: list[Fired], units: int, value: float | None) -> float:

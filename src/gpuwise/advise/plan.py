@@ -29,6 +29,7 @@ from gpuwise.advise.margin import (
 )
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
+from gpuwise.advise.porting import price_porting_work
 from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.regions import (
     buyer_of,
@@ -37,7 +38,7 @@ from gpuwise.advise.regions import (
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.search import mark_pareto, priced_options
 from gpuwise.advise.sized import weight_bits
-from gpuwise.advise.ties import shorter_run_first
+from gpuwise.advise.ties import fewer_machines_first, shorter_run_first
 from gpuwise.advise.workload import (
     plan_defaults,
     plan_value,
@@ -143,6 +144,8 @@ def _rank(
     tier = lambda o: rank(o)[:TIERS]  # noqa: E731
     if s.workload.one_off():  # a cost tie between runs goes to the sooner end (advise/ties.py)
         ranked = shorter_run_first(ranked, margin, tier)
+    else:  # a service's to the fewer machines
+        ranked = fewer_machines_first(ranked, margin, tier, bits)
     set_aside: list[Option] = []
     if s.workload.kind == "local" and any(o.candidate.kind == "own" for o in ranked):
         # local chat runs on your own machine; the guide rents only when no card fits
@@ -211,6 +214,7 @@ def _make_plan(
     if only_owned:
         cs.items = [c for c in cs.items if c.already_owned]
     found = priced_options(cat, s, ctx, cs, buyer, region)
+    porting = price_porting_work(cat, s, ctx, found.options, s.region)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     floor = reading_floor(cat, s)
     margin = assumption(cat, "price_uncertainty_fraction").value
@@ -248,6 +252,8 @@ def _make_plan(
     plan.assumptions += _readings_of_the_scenario(s, assumed, assumed_concurrency)
     plan.assumptions += plan_notes(cat, plan, ctx, cs)
     plan.assumptions += band_assumption(s, floor, ranked)
+    if porting is not None and any("porting_cost" in o.cost.details for o in ranked[:10]):
+        plan.assumptions.append(("plan.note_porting_priced", porting))
 
     plan.rules = fire_rules(cat, plan, ctx)
     from gpuwise.advise.readings import other_readings

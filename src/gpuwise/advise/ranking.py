@@ -1,20 +1,15 @@
 """How the plan orders the options that pass every limit: tiers first (priced, timed, at the
-quality floor, fit for the site, supported, a data-centre rental for a public API, a target
-more hardware can mend), then money (advise/plan.py ranks with it; answers, ties and the
-owned-beside step read its tiers)."""
+quality floor, fit for the site, a data-centre rental for a public API, a target more hardware
+can mend), then money, porting work included (advise/plan.py ranks with it; answers, ties and
+the owned-beside step read its tiers)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gpuwise.advise.candidates import DOMESTIC_VENDORS
-from gpuwise.advise.evaluate import Option, caveats, incomplete_capex
-from gpuwise.advise.margin import (
-    PER_REQUEST_CEILING,
-    owned_ranking_total,
-    purchase_units,
-    ranking_total,
-)
+from gpuwise.advise.evaluate import Option, incomplete_capex
+from gpuwise.advise.margin import PER_REQUEST_CEILING, option_ranking_total
 from gpuwise.advise.marketplace import keeps_data_in_region, on_marketplace
 from gpuwise.advise.quality import QUALITY_FLOOR_RISKS
 from gpuwise.advise.scenario import Scenario
@@ -32,21 +27,23 @@ def marketplace_tier(s: Scenario, o: Option) -> bool:
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
-TIERS = 8
+TIERS = 7
 """The leading elements of the ranking key that are tiers, not money (rank_key)."""
+MARKETPLACE_TIER = 4
+"""Where marketplace_tier sits in the ranking key (the tiers before it: priced, timed, at the
+quality floor, fit for the site)."""
 
 
 def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     """Cheapest first, in tiers: every fully known, fully supported option before one whose
     hardware price or speed is unknown (a floor, a guess), a one-off batch run at the quality
     floor (plan assumption batch_quality_floor_bits: its output is the product) before one
-    that only fits below it, and — unless the team has strong ops
-    capacity — before one that needs framework or kernel work (partial support), and one partial
-    layer (the stack) before two (the stack and the format: evaluate.caveats). Cards the user
-    already owns are not moved down for partial support: it is a stated risk, and money spent
-    to avoid it is not the cheaper answer (a card that cannot do the job is never ranked at
-    all). A public API (an SLA to keep) prefers a data-centre rental to a marketplace host or
-    an office consumer card (advise.site), and so does an organisation that keeps its data
+    that only fits below it. Framework or kernel work (partial support) is no tier: each
+    partial layer is priced as the weeks of porting it takes in the buyer's wages and ranked
+    with the total (advise/porting.py; blind w40-02), unless the team has strong ops
+    capacity, owns the cards or prefers domestic chips. A public API (an SLA to keep) prefers
+    a data-centre rental to a marketplace host or an office consumer card (advise.site), and
+    so does an organisation that keeps its data
     in a region (advise.marketplace.keeps_data_in_region). A rental only listed in the region
     the user named, its presence there unconfirmed, ranks after those priced there (blind
     w27-02: a GH200 listed in all 17 Lambda regions ranked first for a Singapore service;
@@ -62,21 +59,13 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
 
     def key(
         o: Option,
-    ) -> tuple[bool, bool, bool, bool, int, bool, bool, bool, float, float, int, str]:
-        units = purchase_units(o.candidate)
-        if o.candidate.already_owned:  # a shortfall priced as the hardware it would add
-            value = o.cost.details.get("opportunity_value")
-            total = owned_ranking_total(o.cost.total, o.risks, units, value)
-        else:
-            total = ranking_total(o.cost.total, o.risks, units)
+    ) -> tuple[bool, bool, bool, bool, bool, bool, bool, float, float, int, str]:
+        total = option_ranking_total(o)  # owned: a shortfall priced as what it would add
         return (
             incomplete_capex(o),
             not o.sized.speed_known,
             any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
-            0
-            if s.ops_capacity == "strong" or o.candidate.already_owned or preference(s, o) > 1
-            else caveats(o),
             marketplace_tier(s, o),
             any(k == "risk.region_unconfirmed" for k, _ in o.risks),
             any(k == PER_REQUEST_CEILING for k, _ in o.risks),

@@ -123,6 +123,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         blockers=_texts(o.blockers, "plan.block_"),
         unchecked=_texts(o.unchecked, "plan.unchecked_"),
         opportunity_value=_rounded(o.cost.details.get("opportunity_value")),
+        porting_cost=_rounded(o.cost.details.get("porting_cost")),
         prices=[PriceEntry.of(p) for p in o.prices],
         kept_beside=_kept_beside(o),
         standby=_standby(o),
@@ -294,6 +295,15 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     lines[-1] += _beside_text(cat, plan.options[0])
     if a.decided_by_time:
         lines[-1] += time_tie_text(a.decided_by_time)
+    if a.decided_by_machines:
+        x = a.decided_by_machines
+        lines[-1] += t(
+            "plan.tie_by_machines",
+            cheaper=x.cheaper,
+            margin=x.margin,
+            machines=x.fewer_machines,
+            other_machines=x.cheaper_machines,
+        )
     if a.cloud:
         line = t(
             "plan.answer_cloud",

@@ -64,6 +64,17 @@ class TimeTie(Frozen):
     deadline_hours: float | None = None
 
 
+class MachineTie(Frozen):
+    """A service's cost tie settled by machines: the first option runs on fewer machines than
+    a cheaper one whose ranking total is within `margin` of its own (advise/ties.py)."""
+
+    fewer: str
+    fewer_machines: int
+    cheaper: str
+    cheaper_machines: int
+    margin: float
+
+
 class Answers(Frozen):
     """Buy or rent, which vendor and card, which cloud and billing (None: no ranked option)."""
 
@@ -76,6 +87,7 @@ class Answers(Frozen):
     cloud: CloudAnswer | None = None
     either: Either | None = None
     decided_by_time: TimeTie | None = None
+    decided_by_machines: MachineTie | None = None
     """A run or batch tied on cost with a cheaper one and ranked first for ending sooner."""
     already_owned: bool = False
     """The first option runs on hardware the user already owns: "buy" then means keep using
@@ -213,6 +225,11 @@ class PlanOption(Frozen):
     blockers: list[TextItem]
     unchecked: list[TextItem]
     opportunity_value: float | None
+    porting_cost: float | None = Field(
+        None,
+        description="the porting work its partly supported layers need, in engineer wages, "
+        "added to its total for ranking only (advise/porting.py)",
+    )
     prices: list[PriceEntry]
     kept_beside: KeptBeside | None = Field(
         None, description="owned hardware serving part of the load beside this option's"

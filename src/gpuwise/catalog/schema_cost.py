@@ -9,6 +9,8 @@
 - `rental_session`: the minutes a rental session spends before useful work (boot, image or
   environment pull) for one kind of provider (hyperscaler VM, GPU-cloud VM, container pod),
   and which providers are of that kind.
+- `engineer_wage`: what a year of a software engineer's time costs in a region, the price of
+  the porting work a partly supported stack needs (advise/porting.py).
 - `cost_assumption`: a named constant of the cost model (idle draw as a share of TDP, default
   spot interruption rate, restart time, …), each with a source and a `basis` that says whether
   it was measured, published, derived by arithmetic, or is an explicit assumption.
@@ -74,6 +76,17 @@ class CostAssumption(Sourced):
     basis: Literal["measured", "published", "derived", "assumption"]
 
 
+class EngineerWage(Sourced):
+    """The published annual wage of software engineers in a region: what the weeks of porting
+    a partly supported stack takes cost a team there (advise/porting.py). A wage, not a loaded
+    cost (office, tax, overhead left out): the porting work is priced low, never high."""
+
+    region: str
+    currency: Literal["USD", "CNY", "EUR"]
+    annual: PositiveFloat
+    basis: Literal["measured", "published", "derived", "assumption"]
+
+
 class Site(Sourced):
     """Where an owned machine sits, and the PUE preset (owning.toml) that place implies.
 
@@ -119,6 +132,7 @@ COST_KINDS: dict[str, type[BaseModel]] = {
     "rental_session": RentalSession,
     "host_platform": HostPlatform,
     "cost_assumption": CostAssumption,
+    "engineer_wage": EngineerWage,
     "site": Site,
     "server_power_ratio": ServerPowerRatio,
 }
