@@ -56,6 +56,7 @@ ALLOWED_IN_ZH = frozenset(
         "K",
         # Intel's device names as its software writes them (the PyTorch "XPU" device, Arc cards)
         "XPU",
+        "Pallas",  # JAX's kernel language for TPU (the FlashAttention kernel's note)
         "Arc",
         # data-protection law and certification quoted by name (GDPR Art. 28, ISO 27001)
         "GDPR",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from gpuwise.advise.regions import offer_in_region
+from gpuwise.advise.regions import offer_in_region, unrecorded
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
@@ -276,6 +276,9 @@ def _offer_ok(
         return False
     if region is not None and not offer_in_region(region, provider, offer):
         out.drop("region", provider.id)
+        return False
+    if region is not None and unrecorded(provider, offer) and s.keeps_data_in_region():
+        out.drop("region-unrecorded", provider.id)  # may run anywhere: no place for residency
         return False
     if "hipaa" in s.compliance and provider.hipaa_baa is not True:
         out.drop("no-hipaa-baa", provider.id)

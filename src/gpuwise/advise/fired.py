@@ -217,8 +217,9 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
     if n.get("spot-not-for-this-job") and plan.scenario.workload.kind != "local":
         reason = why_no_spot(plan.scenario)
         out.append(("spot-not-for-this-job", {"count": n["spot-not-for-this-job"], **reason}))
-    if n.get("region"):
-        out.append(("region", {"region": plan.scenario.region, "count": n["region"]}))
+    for rule in ("region", "region-unrecorded"):
+        if n.get(rule):
+            out.append((rule, {"region": plan.scenario.region, "count": n[rule]}))
     return out
 
 

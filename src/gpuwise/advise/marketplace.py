@@ -67,10 +67,9 @@ def price_marketplace_risk(cat: Catalog, s: Scenario, options: list[Option]) -> 
 
 
 def keeps_data_in_region(s: Scenario) -> bool:
-    """A company or institution that names where its data is processed (a region other than
-    'any'): residency is a legal duty there (GDPR Art. 28 asks a contract with each processor),
-    not a price preference."""
-    return s.organisation() and s.region not in ("any", "global")
+    """Scenario.keeps_data_in_region: residency is a legal duty for an organisation that
+    names its region."""
+    return s.keeps_data_in_region()
 
 
 def flag_marketplace_data(s: Scenario, options: list[Option]) -> None:

@@ -67,7 +67,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
             any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
             marketplace_tier(s, o),
-            any(k == "risk.region_unconfirmed" for k, _ in o.risks),
+            any(k in ("risk.region_unconfirmed", "risk.region_unrecorded") for k, _ in o.risks),
             any(k == PER_REQUEST_CEILING for k, _ in o.risks),
             total / (1 + margin) if o.candidate.already_owned else total / preference(s, o),
             o.time_hours or 0.0,

@@ -80,8 +80,22 @@ def offer_in_region(region: Region, provider: Provider, offer: Offer) -> bool:
     if region.kind == "cn" and provider.region_kind == "cn" and not offer.regions:
         return True
     quoted = price_region(provider, offer)
+    if unrecorded(provider, offer):  # unknown is not elsewhere: kept, flagged, ranked after
+        hosts_anywhere = provider.hosting == "marketplace"
+        return region.kind == "global" and provider.region_kind == "global" and not hosts_anywhere
     codes = [quoted] if quoted else offer.regions
     return any(in_region(region, c) for c in codes)
+
+
+def unrecorded(provider: Provider, offer: Offer) -> bool:
+    """The catalog's sources give no place for the offer (no region, no price region): it may
+    run anywhere the provider does. Such an offer is not "priced elsewhere" (blind w42-02:
+    every MI300X rental of a US buyer who asked for AMD left out as elsewhere, and a $40,800
+    purchase answered instead); it is kept for a named region outside China with the risk
+    `region_unrecorded`, ranked after offers known to be there (ranking.rank_key), unless the
+    provider is a marketplace of hosts anywhere (its median is no place's price) or an
+    organisation keeps its data in the region (candidates._offer_ok: residency needs a place)."""
+    return not offer.regions and price_region(provider, offer) is None
 
 
 def buyer_of(region: Region | None, currency: str) -> tuple[str | None, bool]:
@@ -108,7 +122,13 @@ def flag_unconfirmed_regions(options: list[Any], region: Region | None) -> None:
     for o in options:
         c = o.candidate
         p, offer = c.provider, c.offer
-        if c.kind != "rent" or p is None or offer is None or not p.regions_unconfirmed:
+        if c.kind != "rent" or p is None or offer is None:
+            continue
+        if not p.regions_unconfirmed and not unrecorded(p, offer):
+            continue
+        if unrecorded(p, offer):
+            names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in LANGS}
+            o.risks.append(("risk.region_unrecorded", {**names, "region": region.id}))
             continue
         inside = sum(in_region(region, code) for code in offer.regions)
         if price_region(p, offer) is None and 2 * inside <= len(offer.regions):

@@ -312,6 +312,12 @@ class Scenario(_Strict):
         """A company or an institution: it buys new, pays a business tariff, has an office."""
         return self.entity != "individual"
 
+    def keeps_data_in_region(self) -> bool:
+        """A company or institution that names where its data is processed (a region other
+        than 'any'): residency is a legal duty there (GDPR Art. 28 asks a contract with each
+        processor), not a price preference."""
+        return self.organisation() and self.region not in ("any", "global")
+
     def spot_allowed(self) -> bool:
         """Spot capacity fits a job that can stop and resume at no penalty.
 

@@ -226,7 +226,7 @@ def _best_budget(
 
 def _shortfall_key(sized: Sized) -> tuple[bool, float]:
     """How a format that meets the target only at its central estimate is chosen: fully
-    supported first (a partly supported format ranks in a later tier: ranking.rank_key), then
+    supported first (a partly supported format costs porting work: advise/porting.py), then
     the least compressed (the formats come least compressed first, and this key keeps the
     first): a format more compressed than one that already meets the target at its central
     estimate buys a smaller priced shortfall with the model's quality, which an expert does
