@@ -268,7 +268,10 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
         if not owned.candidate.already_owned:
             continue
         for above in plan.options[:i]:
-            if insured(above) > insured(owned) + 1e-6:
+            same_card = above.candidate.already_owned and (
+                above.candidate.gpu.id == owned.candidate.gpu.id
+            )  # margin.sure_owned_first orders those by sureness, then 8 bits before 4
+            if insured(above) > insured(owned) + 1e-6 and not same_card:
                 first = (tier(above), ranked_tier(above)[:TIERS])
                 assert first < (tier(owned), ranked_tier(owned)[:TIERS]), (
                     above.candidate.label,

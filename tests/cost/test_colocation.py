@@ -66,7 +66,7 @@ def test_rates_follow_the_region_then_the_currency(cat: Catalog, usd: Context) -
     de = colocation_rent(cat, usd, "de", 1000.0)
     eu = colocation_rent(cat, usd, "eu", 1000.0)
     assert de is not None and eu is not None and de[0] == eu[0]
-    fallback = colocation_rent(cat, usd, "asia-pacific", 1000.0)
+    fallback = colocation_rent(cat, usd, "global", 1000.0)
     assert fallback is not None and fallback[1].label == "colocation:us-colocation"
 
 
@@ -100,3 +100,25 @@ def test_a_rack_is_metered_at_business_rates_whoever_rents_it(cat: Catalog, usd:
     rack = resolve_own(cat, usd, "l40s", 2, OwnOptions(site="colocation", region="us"))
     tariffs = {p.label for p in (*home.prices, *rack.prices) if p.label.startswith("tariff:")}
     assert any("residential" in t for t in tariffs) and any("commercial" in t for t in tariffs)
+
+
+@pytest.mark.parametrize(
+    ("region", "rate_id"),
+    [
+        ("india", "india-colocation"),
+        ("singapore", "singapore-colocation"),
+        ("japan", "japan-colocation"),
+        ("korea", "asia-pacific-colocation"),  # no rate of its own: the region it lies in
+    ],
+)
+def test_an_asia_pacific_country_pays_its_own_rent_or_its_regions(
+    cat: Catalog, usd: Context, region: str, rate_id: str
+) -> None:
+    """A rack in Chennai is not priced at a US rate (blind w39-02: an Indian deployment paid
+    $290 per kW a month, three times South India's charges)."""
+    found = colocation_rent(cat, usd, region, 1000.0)
+    assert found is not None
+    rent, ref = found
+    assert ref.label == f"colocation:{rate_id}"
+    rate = next(r for r in cat.extra("colocation") if r.id == rate_id)
+    assert rent.per_month == pytest.approx(rate.per_kw_month)  # USD rates, 1 kW
