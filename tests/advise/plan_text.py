@@ -57,6 +57,10 @@ ALLOWED_IN_ZH = frozenset(
         # Intel's device names as its software writes them (the PyTorch "XPU" device, Arc cards)
         "XPU",
         "Pallas",  # JAX's kernel language for TPU (the FlashAttention kernel's note)
+        # CPU architectures as Chinese technical writing names them (risk.arm_host)
+        "Arm",
+        "aarch64",
+        "x86",
         "Arc",
         # data-protection law and certification quoted by name (GDPR Art. 28, ISO 27001)
         "GDPR",

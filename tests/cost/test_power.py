@@ -87,8 +87,10 @@ def test_datacenter_site_and_explicit_pue(cat: Catalog, usd: Context) -> None:
         ("EUR", "business", "DE", "de-commercial"),
         ("EUR", "household", "DE", "de-residential"),
         ("USD", "business", "asia-pacific", "apac-business"),
-        # a country named by word finds its region's tariff (blind w22-05: Bengaluru)
-        ("USD", "household", "india", "apac-residential"),
+        # a country named by word finds its own tariff (blind w22-05: Bengaluru; w43-01: Tokyo)
+        ("USD", "household", "india", "in-residential"),
+        ("USD", "business", "japan", "jp-business"),
+        ("USD", "business", "singapore", "apac-business"),  # no business figure: its region's
         ("USD", "business", "vietnam", "vn-business"),
         ("USD", "business", "any", "us-commercial"),
     ],

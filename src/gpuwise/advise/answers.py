@@ -11,7 +11,7 @@ from typing import Literal
 from gpuwise.advise.evaluate import Option, caveated, incomplete_capex
 from gpuwise.advise.labels import option_label
 from gpuwise.advise.margin import at_risk_of_missing
-from gpuwise.advise.outcome import break_even_of
+from gpuwise.advise.outcome import break_even_of, break_even_runs
 from gpuwise.advise.report_model import Answers, CloudAnswer, Either, Tie
 from gpuwise.advise.ties import decided_by_machines, decided_by_time
 
@@ -128,7 +128,7 @@ def _deciders(
             own_above_hours_per_day=None,
             cheaper_always=None,
             rent_before_month=None,
-            own_above_runs_per_month=_break_even_runs(own, rent, runs_per_month),
+            own_above_runs_per_month=break_even_runs(own, rent, runs_per_month),
         )
     priced = own.own_spec and rent.rent_spec
     be = break_even_of(own, rent, months, days_per_week) if priced else None
@@ -141,16 +141,3 @@ def _deciders(
         cheaper_always=be.cheaper_always if be else None,
         rent_before_month=be.months if be else None,
     )
-
-
-def _break_even_runs(own: Option, rent: Option, runs_per_month: float) -> float | None:
-    """Runs a month above which owning costs less: owning is fixed (hardware, upkeep, less
-    resale) plus its electricity, which grows with the runs; renting grows with the runs as a
-    whole. fixed + power × r/r0 = rent × r/r0 gives r = r0 × fixed / (rent − power); None where
-    a run costs less on the owned side's power than rented, never."""
-    power = own.cost.items.get("electricity", 0.0)
-    fixed = own.cost.total - power
-    per_run_gap = rent.cost.total - power
-    if per_run_gap <= 0:
-        return None
-    return round(runs_per_month * fixed / per_run_gap, 1) + 0.0

@@ -9,7 +9,7 @@ from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired_billing import SHOWN, billing_rule, why_no_spot
 from gpuwise.advise.fired_billing import money as money
 from gpuwise.advise.labels import candidate_words, hardware_words, option_label
-from gpuwise.advise.outcome import break_even_of, hours_per_day_of
+from gpuwise.advise.outcome import break_even_of, break_even_runs, hours_per_day_of
 from gpuwise.advise.site import site_rules
 from gpuwise.catalog import Catalog
 from gpuwise.cost.power import assumption
@@ -49,12 +49,23 @@ def _tie(plan: Plan, own: Option, rent: Option, margin: float) -> Fired:
     be = break_even_of(own, rent, months, plan.scenario.days_per_week)
     params["busy_hours_per_month"] = rent.busy_hours_per_month
     params["months"] = months
-    params["break_even"] = (
-        t("plan.breaks_even_at", hours=f"{be.hours_per_day:.1f}")
-        if be.hours_per_day is not None
-        else t("plan.never_breaks_even")
-    )
+    params["break_even"] = _break_even_words(plan, own, rent, be.hours_per_day)
     return ("own-rent-tie", params)
+
+
+def _break_even_words(plan: Plan, own: Option, rent: Option, hours: float | None) -> str:
+    """Where owning breaks even, in the job's own terms: runs a month for a run or batch (the
+    work is fixed, and a slower owned card needs more hours for it: blind w43-02 read "22.4
+    h/day" of an RTX 3090 as the user's hours), hours a day for a service."""
+    w = plan.scenario.workload
+    if w.one_off() and w.runs_per_month:
+        runs = break_even_runs(own, rent, w.runs_per_month)
+        if runs is None:
+            return t("plan.never_breaks_even_runs")
+        return t("plan.breaks_even_runs", runs=f"{runs:g}")
+    if hours is None:
+        return t("plan.never_breaks_even")
+    return t("plan.breaks_even_at", hours=f"{hours:.1f}")
 
 
 def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> Fired:
@@ -94,11 +105,7 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> 
             "rent_total": rent_total,
             "own_option": _label(own),
             "own_total": own_total,
-            "break_even": (
-                t("plan.breaks_even_at", hours=f"{be.hours_per_day:.1f}")
-                if be.hours_per_day is not None
-                else t("plan.never_breaks_even")
-            ),
+            "break_even": _break_even_words(plan, own, rent, be.hours_per_day),
         },
     )
 

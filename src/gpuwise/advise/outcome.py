@@ -75,3 +75,16 @@ def _scale(o: Option, months: float, hours_per_day: float, days_per_week: float)
         assert o.rent_spec is not None and o.usage is not None
         base = rent_cost(o.rent_spec, busy, months, o.usage).total
     return o.cost.total / base if base > 0 and o.cost.total > 0 else 1.0
+
+
+def break_even_runs(own: Option, rent: Option, runs_per_month: float) -> float | None:
+    """Runs a month above which owning costs less: owning is fixed (hardware, upkeep, less
+    resale) plus its electricity, which grows with the runs; renting grows with the runs as a
+    whole. fixed + power × r/r0 = rent × r/r0 gives r = r0 × fixed / (rent − power); None where
+    a run costs less on the owned side's power than rented, never."""
+    power = own.cost.items.get("electricity", 0.0)
+    fixed = own.cost.total - power
+    per_run_gap = rent.cost.total - power
+    if per_run_gap <= 0:
+        return None
+    return round(runs_per_month * fixed / per_run_gap, 1) + 0.0

@@ -18,6 +18,7 @@ from gpuwise.advise.companions import companion_bytes
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import Option, incomplete_capex, price
 from gpuwise.advise.failover import price_public_api_failover
+from gpuwise.advise.host_arch import flag_arm_hosts
 from gpuwise.advise.margin import (
     slow_tokens_per_s,
 )
@@ -280,6 +281,7 @@ def priced_options(
     flag_unconfirmed_regions(found.options, region)
     price_marketplace_risk(cat, s, found.options)
     flag_marketplace_data(s, found.options)
+    flag_arm_hosts(found.options)
     price_public_api_failover(s, found.options)
     price_rental_overhead(s, found.options)
     found.options = cheapest_billing(found.options)

@@ -174,6 +174,10 @@ class Gpu(Sourced):
     pcie_gen: int = Field(ge=0, le=6)
     form_factor: Literal["pcie", "sxm", "oam", "module", "soc", "tpu"] = "pcie"
     unified_memory: bool = False
+    host_cpu: Literal["x86_64", "aarch64"] | None = None
+    """The CPU the accelerator always comes with, where it is part of the product (a Grace
+    superchip, a DGX Spark): an Arm host runs only software built for aarch64
+    (advise/host_arch.py). None: the buyer's or the cloud's host, x86_64 in practice."""
     interconnect: Literal[
         "none",
         "nvlink",

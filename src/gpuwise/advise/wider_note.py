@@ -1,0 +1,49 @@
+"""Rentals left out by the default device cap: what renting would cost with more devices.
+
+`max_gpus` defaults to 8, one machine. Where no rental of that size meets the scenario and the
+answer is a purchase (a 671B MoE at 3,000 tokens/s: one bought 8-GPU server and its spare
+fit, no single rented node does), the plan used to show no rental at all, with no word of why
+(blind w43-04: "owning wins" over rentals never ranked). An expert says what renting would
+take: the plan is run again with three machines' worth of devices and the first rental is
+quoted beside the answer. Only where the scenario left `max_gpus` to its default (a stated
+limit is the user's), rentals are allowed, and the plan ranked none.
+
+Pure: the replanning comes in as a callable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpuwise.advise.fixes import Replan
+    from gpuwise.advise.outcome import Plan
+
+Fired = tuple[str, dict[str, Any]]
+WIDER_MACHINES = 3
+"""How many machines' worth of devices the second plan allows (the default cap is one)."""
+
+
+def wider_rental_note(plan: Plan, replan: Replan) -> list[Fired]:
+    """The ⓘ line quoting the first rental with more devices allowed; [] where a rental is
+    ranked already, the cap was set, rentals are barred, or more devices find none."""
+    s = plan.scenario
+    if not plan.options or "max_gpus" in s.model_fields_set or not s.data_may_leave:
+        return []
+    if s.workload.kind == "local" or any(o.candidate.kind == "rent" for o in plan.options):
+        return []
+    wider = WIDER_MACHINES * s.max_gpus
+    again = replan(s, {"max_gpus": wider})
+    found = next((o for o in again.options if o.candidate.kind == "rent"), None)
+    if found is None:
+        return []
+    from gpuwise.advise.fired_billing import money
+    from gpuwise.advise.labels import candidate_words
+    from gpuwise.i18n import LANGS
+
+    first = plan.options[0]
+    params: dict[str, Any] = {f"option_{x}": candidate_words(found.candidate, x) for x in LANGS}
+    params |= {"most": s.max_gpus, "wider": wider, "devices": found.candidate.count}
+    params |= {"total": money(found.cost.total, plan.currency)}
+    params["ratio"] = found.cost.total / first.cost.total if first.cost.total > 0 else 0.0
+    return [("plan.note_rental_with_more", params)]
