@@ -42,3 +42,27 @@ def test_a_purchase_with_no_rental_ranked_quotes_the_rental_more_devices_allow()
 def test_a_cap_the_user_set_is_kept_without_a_note() -> None:
     plan = _plan({**BIG_MOE, "max_gpus": 8})
     assert not _notes(plan)
+
+
+def test_a_public_api_insures_copies_not_the_fastest_span() -> None:
+    """Among layouts that meet the target only at the central estimate, a public API takes the
+    one whose insured copies and spare take the fewest devices (sizing_pick.insured_devices;
+    blind w43-04: one copy over two 8-GPU nodes and a 16-GPU spare, where two 8-GPU copies
+    and one 8-GPU spare do)."""
+    from dataclasses import replace
+
+    from gpuwise.advise.margin import slow_tokens_per_s
+    from gpuwise.advise.sizing_pick import insured_devices
+
+    plan = _plan({**BIG_MOE, "max_gpus": 24})
+    rented = [o for o in plan.options if o.candidate.kind == "rent" and o.candidate.nodes == 2]
+    assert rented
+    for o in rented:  # every 2-node rental here serves a copy on each node
+        assert o.sized.machines_per_replica == 1 and o.sized.replicas == 2, o.candidate.label
+    x = rented[0].sized
+    slow = slow_tokens_per_s(x)
+    target = 1.3 * slow  # short by 1.3x at the slow end
+    copies = insured_devices(x, target)  # two copies of 8: one more copy and a spare
+    assert copies == (2 + 1 + 1) * 8
+    span = replace(x, replicas=1, machines_per_replica=2)  # one copy of 16, same speed
+    assert insured_devices(span, target) == (2 + 1) * 16

@@ -348,7 +348,7 @@ def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized |
     fitting = [x for x in layouts if x is not None]
     if not target or not fitting:
         return fitting[0] if fitting else None
-    return pick_layout(layouts, target, si) or fitting[0]
+    return pick_layout(layouts, target, si, copies_first=s.public_api) or fitting[0]
 
 
 def _enough(sized: Sized | None, s: Scenario, si: SizeInputs) -> bool:

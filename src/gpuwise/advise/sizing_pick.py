@@ -3,6 +3,8 @@ end of the band in the least compressed format (advise/sizing.py lays the candid
 
 from __future__ import annotations
 
+import math
+
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.sized import Sized, SizeInputs, weight_bits
 
@@ -35,12 +37,34 @@ def pick_layout(
         return min(safe, key=key)
     central = [x for x in found if x.tokens_per_s >= target]  # only at the central estimate
     if central:
-        # the least compressed format first, then the layout fastest at the slow end
-        return min(
-            central,
-            key=lambda x: (x.support != "yes", rank.get(x.quant, len(rank)), -slow_tokens_per_s(x)),
-        )
+        # the least compressed format first, then (a public API) the fewest devices its
+        # insured copies and spare take, then the layout fastest at the slow end
+        def central_key(x: Sized) -> tuple[bool, int, float, float]:
+            insured = insured_devices(x, target) if copies_first else 0.0
+            return (
+                x.support != "yes",
+                rank.get(x.quant, len(rank)),
+                insured,
+                -slow_tokens_per_s(x),
+            )
+
+        return min(central, key=central_key)
     return max(found, key=slow_tokens_per_s)
+
+
+def insured_devices(x: Sized, target: float) -> float:
+    """The devices a public API's layout takes once its slow end is insured and its spare
+    added: the copies that meeting the target at the slow end needs (whole copies: a service
+    scales out a copy at a time) plus one spare copy, each copy its share of the devices. One
+    copy over two 8-GPU machines, short at the slow end, takes two more copies of 16 devices
+    (48); two copies of 8 take a third and a spare (32): the copies win where the fastest at
+    the slow end would not (blind w43-04: a 16-GPU spare for a copy spanning two nodes)."""
+    slow = slow_tokens_per_s(x)
+    per_copy = x.count / max(1, x.replicas)
+    if slow <= 0:
+        return float("inf")
+    copies = math.ceil(target / slow * x.replicas - 1e-9)
+    return (max(copies, x.replicas) + 1) * per_copy
 
 
 SPARE_FLOOR_BITS = 8.0

@@ -56,9 +56,11 @@ def _spare(o: PlanOption) -> str:
     """' + 1 spare of 4 devices (N+1): 12 in all': the spare is one replica's devices, and the
     count bought is said (blind w29-05: '2 machines … (8 devices) + 1 spare' read as 8 bought
     where 12 were)."""
-    per_replica = max(1, o.devices // max(1, o.config.replicas or 1))
-    if o.kind == "own" and o.system:  # a whole server of its own, all its devices
-        per_replica = o.devices + (o.idle_devices or 0)
+    replicas = max(1, o.config.replicas or 1)
+    per_replica = max(1, o.devices // replicas)
+    if o.kind == "own" and o.system:  # whole servers: one of its own, or a copy's servers
+        everything = o.devices + (o.idle_devices or 0)
+        per_replica = everything if (o.systems or 1) == 1 else max(1, everything // replicas)
     total = o.devices + per_replica
     if o.kind == "own":  # bought: a machine of its own, not a card beside the copies it spares
         return t("plan.plus_spare_machine", n=per_replica, total=total)
