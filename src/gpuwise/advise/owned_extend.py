@@ -77,6 +77,58 @@ def owned_options(cat: Catalog, ctx: Context, s: Scenario, oi: OwnedInputs) -> l
     if engine.cpu_offload and s.workload.kind == "local" and one_kind and discrete:
         found = _offload(cat, ctx, s, replace(oi.si, choice=choice), cards)
         out += [found] if found is not None else []
+        out += _extend_offload(cat, ctx, s, oi, cards, choice)
+    return out
+
+
+def _extend_offload(
+    cat: Catalog,
+    ctx: Context,
+    s: Scenario,
+    oi: OwnedInputs,
+    cards: list[Gpu],
+    choice: EngineChoice,
+) -> list[Option]:
+    """More of the owned card in the owned PC with the layers that still do not fit in system
+    RAM: a second used RTX 3090 beside the first runs gpt-oss-120b with a quarter of it in RAM
+    twice as fast as one card with half of it there, for a fraction of a card that holds it all
+    (blind w44-04: the search added only cards big enough alone, or no card with RAM, and a
+    4 x Tesla P40 server was bought for a home). Each k up to the PC's room, priced as the k
+    bought and the power of all."""
+    gpu = cards[0]
+    room = min(int(plan_value(cat, "owned_pc_max_cards")), s.max_gpus, gpu.max_per_host)
+    if not _can_add(gpu, s, gpu, oi.buyer):
+        return []
+    total = s.host_ram_gb or plan_value(cat, "owned_pc_system_ram_gb")
+    free = total - plan_value(cat, "owned_pc_os_reserve_gb")
+    ram = HostRam(
+        free,
+        plan_value(cat, f"system_ram_gbps_{s.host_ram_type}"),
+        plan_value(cat, "offload_quality_floor_bits"),
+    )
+    kept = tuple((cat.gpu(o.gpu).id, o.count) for o in s.owns)
+    out: list[Option] = []
+    for k in range(1, room - len(cards) + 1):
+        found = size_offload(s, [*cards, *[gpu] * k], replace(oi.si, choice=choice), ram)
+        if found is None or free <= 0 or found.fraction <= 0:
+            continue  # all on the cards: the plain extensions cover it
+        c = Candidate("own", gpu, k, cards=k, owned_kept=kept, offload_fraction=found.fraction)
+        option = _price_extension(cat, ctx, s, c, found.sized)
+        if option is None:
+            continue
+        params = {
+            "owned": " + ".join(dict.fromkeys(g.name for g in cards)),
+            "added": gpu.name,
+            "count": k,
+            "pct": found.fraction,
+            "ram_gb": total,
+            "tokens_per_s": round(found.sized.tokens_per_s, 1),
+            "quant": found.sized.quant,
+        }
+        option.rules.append(("owned-extend-offload", params))
+        tdp = (gpu.tdp_w or 0.0) * (len(cards) + k)
+        option.risks.append(("risk.owned_psu", {"tdp_w": tdp}))
+        out.append(option)
     return out
 
 

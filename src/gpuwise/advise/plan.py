@@ -30,6 +30,7 @@ from gpuwise.advise.margin import (
 from gpuwise.advise.notes import plan_notes
 from gpuwise.advise.outcome import Plan, break_even_of, hours_per_day_of
 from gpuwise.advise.porting import price_porting_work
+from gpuwise.advise.public_assets import public_body_resale
 from gpuwise.advise.ranking import TIERS, rank_key
 from gpuwise.advise.regions import (
     buyer_of,
@@ -40,6 +41,7 @@ from gpuwise.advise.search import mark_pareto, priced_options
 from gpuwise.advise.sized import weight_bits
 from gpuwise.advise.ties import fewer_machines_first, shorter_run_first
 from gpuwise.advise.workload import (
+    generation_of,
     plan_defaults,
     plan_value,
     reading_floor,
@@ -206,10 +208,11 @@ def _make_plan(
     only_owned: bool,
 ) -> Plan:
     """make_plan's work, once per scenario."""
-    s, assumed_concurrency = with_assumed_concurrency(cat, s)
+    s, assumed_concurrency = with_assumed_concurrency(cat, generation_of(cat, s))
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
+    s, public_resale = public_body_resale(cat, s, buyer)  # proceeds go to the treasury
     cs = candidates(cat, s, region, buyer)
     if only_owned:
         cs.items = [c for c in cs.items if c.already_owned]
@@ -251,7 +254,7 @@ def _make_plan(
     )
     plan.assumptions += _readings_of_the_scenario(s, assumed, assumed_concurrency)
     plan.assumptions += plan_notes(cat, plan, ctx, cs)
-    plan.assumptions += band_assumption(s, floor, ranked)
+    plan.assumptions += band_assumption(s, floor, ranked) + public_resale
     if porting is not None and any("porting_cost" in o.cost.details for o in ranked[:10]):
         plan.assumptions.append(("plan.note_porting_priced", porting))
 

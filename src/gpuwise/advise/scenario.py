@@ -119,7 +119,9 @@ class Workload(_Strict):
     the conversation and the repository context every turn, a RAG app its system prompt.
     vLLM's and SGLang's automatic prefix caching then prefill only the rest (time to first
     token and throughput); the KV memory is still sized for whole prompts."""
-    gen_tokens: Annotated[int, _n("context")] = 256
+    gen_tokens: Annotated[int, _n("tokens_part")] = 256
+    """Tokens each request generates; 0 only for an embedder or reranker, which generates
+    nothing (advise/workload.generation_of)."""
     companions: list[str] = Field(default_factory=list, max_length=8)
     """Models served beside this one on the same devices (a RAG app's embedder and reranker, a
     guard model): each runs as its own server process, and its memory is reserved on every

@@ -10,6 +10,7 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.catalog.schema import LlmModel
+from gpuwise.errors import UserError
 from gpuwise.estimate.pooling import pools
 
 
@@ -74,3 +75,17 @@ def with_assumed_concurrency(cat: Catalog, s: Scenario) -> tuple[Scenario, int |
     if n == w.concurrency:
         return s, None
     return s.model_copy(update={"workload": w.model_copy(update={"concurrency": n})}), n
+
+
+def generation_of(cat: Catalog, s: Scenario) -> Scenario:
+    """The scenario with at least one generated token: an embedder or reranker given
+    `gen_tokens: 0` (it generates nothing, as the plan itself says; blind w44-05 was refused
+    it) is sized as one, which its pooled pass ignores; a generating model given 0 is one
+    clear line, not a service of no tokens."""
+    if s.workload.gen_tokens or s.workload.kind == "train":
+        return s
+    model = workload_model(cat, s)[0]
+    if not pools(model):
+        raise UserError("plan.gen_tokens_zero", model=model.name)
+    workload = s.workload.model_copy(update={"gen_tokens": 1})
+    return s.model_copy(update={"workload": workload})

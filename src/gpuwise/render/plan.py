@@ -132,10 +132,10 @@ def options_table(report: PlanReport) -> Table:
     for i, o in enumerate(report.options, 1):
         time = _speed_cell(o, training)
         mem = f"{gib(o.memory_per_gpu_bytes)}/{gib(o.memory_capacity_bytes)}"
-        if o.added_gpu:  # a layer split pools the cards' memory: the figure is all of them
-            mem = t("plan.memory_in_all", memory=mem)
-        elif o.offload_fraction:  # the rest of the weights sit in system RAM
+        if o.offload_fraction:  # the rest of the weights sit in system RAM (cards pooled)
             mem = t("plan.memory_with_ram", memory=mem, pct=o.offload_fraction)
+        elif o.added_gpu:  # a layer split pools the cards' memory: the figure is all of them
+            mem = t("plan.memory_in_all", memory=mem)
         mark = "*" if o.pareto else ""
         total = money(o.total_cost, cur) if o.hardware_priced else t("plan.unpriced_total")
         monthly = money(o.monthly_cost, cur) if o.hardware_priced else "—"
