@@ -124,11 +124,11 @@ def flag_unconfirmed_regions(options: list[Any], region: Region | None) -> None:
         p, offer = c.provider, c.offer
         if c.kind != "rent" or p is None or offer is None:
             continue
-        if not p.regions_unconfirmed and not unrecorded(p, offer):
-            continue
         if unrecorded(p, offer):
             names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in LANGS}
             o.risks.append(("risk.region_unrecorded", {**names, "region": region.id}))
+            continue
+        if not p.regions_unconfirmed:
             continue
         inside = sum(in_region(region, code) for code in offer.regions)
         if price_region(p, offer) is None and 2 * inside <= len(offer.regions):
