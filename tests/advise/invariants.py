@@ -372,3 +372,19 @@ def check_rendered(cat: Catalog, plan: Plan) -> None:
         assert not defects, (kind, defects)
     text = json_text(report)
     assert not NEGATIVE_ZERO.search(text), ("json", NEGATIVE_ZERO.findall(text))
+    check_system_answer(cat, plan)
+
+
+def check_system_answer(cat: Catalog, plan: Plan) -> None:
+    """A bought system's answer counts every system's cards once: N systems of G cards are
+    N × G cards (blind w45-05: 8 servers of 8 were called 512 cards)."""
+    from gpuwise.advise.report import answer_lines
+
+    if not plan.options or plan.options[0].candidate.system is None:
+        return
+    c = plan.options[0].candidate
+    assert c.system is not None
+    cards = c.systems * c.system.gpus
+    assert plan.answers.count == cards, (plan.answers.count, cards)
+    line = answer_lines(cat, plan)[1]
+    assert f"×{c.systems}" in line and str(cards) in line.replace(",", ""), line

@@ -75,3 +75,42 @@ def test_an_unknown_companion_is_a_one_line_error() -> None:
     with pytest.raises(UserError) as err:
         _plan(["qwen9-nonexistent"])
     assert "qwen9-nonexistent" in str(err.value)
+
+
+SEARCH: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen3-embedding-4b", "concurrency": 16,
+                 "prompt_tokens": 32, "gen_tokens": 0, "target_tokens_per_s": 9600},
+    "months": 18, "hours_per_day": 24, "region": "us", "entity": "company", "currency": "USD",
+}  # fmt: skip
+"""Blind w45-03: a search API's embedder with a reranker reading 300 queries × 32 candidates
+of ~384 tokens a second (3.69M tokens/s) beside it."""
+
+
+def _search(load: float | None, **more: Any) -> Any:
+    reranker: Any = (
+        {"model": "bge-reranker-v2-m3", "tokens_per_s": load} if load else "bge-reranker-v2-m3"
+    )
+    data = {**SEARCH, "workload": {**SEARCH["workload"], "companions": [reranker]}, **more}
+    return make_plan(CAT, parse_scenario(data, "t"), dt.date(2026, 12, 6))
+
+
+def test_a_companions_stated_load_takes_device_time() -> None:
+    """Its device time comes out of the main model's throughput, so the plan needs hardware
+    for the reranker's load, not the embedder's alone; the note says the share."""
+    bare, loaded = _search(None), _search(3.69e6)
+    first = loaded.options[0]
+    assert 0 < first.sized.companion_share < 1
+    assert loaded.options[0].cost.total > 5 * bare.options[0].cost.total
+    notes = dict(loaded.assumptions)
+    assert notes["plan.note_companions_load"]["share"] == first.sized.companion_share
+    for o in loaded.options:  # what is left for the model still meets its target
+        assert o.sized.tokens_per_s >= 9600 * (1 - 1e-9)
+
+
+def test_companions_filling_the_devices_block_the_option() -> None:
+    plan = _search(3.69e7, max_gpus=1)  # ten times the load on one device: none carries it
+    assert not plan.options
+    blocked = [o for o in plan.infeasible if o.sized.companion_share >= 1]
+    assert blocked and all(
+        any(k == "plan.block_companions_fill" for k, _ in o.blockers) for o in blocked
+    )

@@ -90,7 +90,7 @@ def train_attempts(
                 batch=micro,
                 seq_len=w.seq_len,
                 gpus=count,
-                strategy=strategy if count > 1 else "none",
+                strategy=strategy if count > 1 or strategy.endswith("offload") else "none",
                 shard_gpus=node_devices if strategy == "hsdp" else None,
                 engine=engine,
                 grad_checkpointing=gc,

@@ -101,7 +101,9 @@ def check_constraints(
     checks: list[tuple[str, Fired] | None] = []
     if s.deadline_days and o.time_hours:
         checks.append(deadline_check(o.sized, o.time_hours, s.deadline_days))
-    if w.kind != "train" and w.target_tokens_per_s:
+    if o.sized.companion_share >= 1:  # the companions' stated load alone fills the devices
+        o.blockers.append(("plan.block_companions_fill", {"share": o.sized.companion_share}))
+    elif w.kind != "train" and w.target_tokens_per_s:
         if not o.sized.speed_known:
             o.unchecked.append(("plan.unchecked_speed", {"gpu": o.candidate.gpu.id}))
         else:

@@ -98,7 +98,8 @@ def throughput_check(sized: Sized, target: float, floor: bool = False) -> tuple[
     slow = slow_tokens_per_s(sized)
     if slow >= target:
         return None
-    params = {"tps": sized.tokens_per_s, "low": slow, "target": target, "factor": target / slow}
+    factor = target / slow if slow > 0 else math.inf  # companions may fill the devices
+    params = {"tps": sized.tokens_per_s, "low": slow, "target": target, "factor": factor}
     name = "reading_speed" if floor else "throughput"
     if sized.tokens_per_s >= target:
         return ("risk", (f"risk.{name}_band", params))

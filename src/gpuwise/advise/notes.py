@@ -232,12 +232,16 @@ def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict
 
 def companions_note(cat: Catalog, plan: Plan) -> list[Fired]:
     """Models served beside the main one, by their names: the memory reserved for them, and
-    that their compute is not counted (advise/companions.py)."""
+    the share of the first option's device time their stated load takes (or that their compute
+    is not counted, where no load is stated: advise/companions.py)."""
     from gpuwise.catalog.reading import read_model_name
 
-    names = [read_model_name(cat, n).model.name for n in plan.scenario.workload.companions]
+    names = [read_model_name(cat, n).model.name for n in plan.scenario.workload.companion_names()]
     shown = plan.options or plan.infeasible
     if not names or not shown:
         return []
     gib = shown[0].sized.companion_bytes / 2**30
-    return [("plan.note_companions", {"names": tuple(names), "gib": gib})]
+    params = {"names_en": ", ".join(names), "names_zh": "、".join(names), "gib": gib}
+    if not any(c.tokens_per_s for c in plan.scenario.workload.companions):
+        return [("plan.note_companions", params)]
+    return [("plan.note_companions_load", {**params, "share": shown[0].sized.companion_share})]

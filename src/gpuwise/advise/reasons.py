@@ -16,7 +16,7 @@ from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.systems import sold_as_system
 from gpuwise.cost.model import busy_hours_per_month
 from gpuwise.cost.session import needs_quota_request
-from gpuwise.estimate.memory import gpu_capacity_bytes
+from gpuwise.estimate.memory import GIB, HOST_OFFLOAD, gpu_capacity_bytes
 from gpuwise.i18n import LANGS, t
 
 Fired = tuple[str, dict[str, Any]]
@@ -223,6 +223,19 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
         )
 
 
+def _offload_risk(s: Scenario, o: Option) -> None:
+    """A training run that fits only with DeepSpeed's offload says what it moves to system RAM
+    and how much RAM each machine needs for it (against the RAM the scenario states for the
+    user's own machines)."""
+    host = o.sized.memory.extra.get(HOST_OFFLOAD)
+    if not host or not o.sized.strategy.endswith("offload"):
+        return
+    per_machine = host / max(1, o.candidate.nodes) / GIB
+    have = s.host_ram_gb if o.candidate.kind == "own" else None  # a rental's RAM is its own
+    key = "risk.offload_ram_short" if have and have < per_machine else "risk.offload_ram"
+    o.risks.append((key, {"gib": per_machine, "have": have or 0, "strategy": o.sized.strategy}))
+
+
 def option_risks(
     cat: Catalog,
     s: Scenario,
@@ -245,6 +258,7 @@ def option_risks(
     headroom = 1 - used / gpu_capacity_bytes(o.sized.gpu)
     if headroom < TIGHT_HEADROOM and not c.offload_fraction:
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
+    _offload_risk(s, o)
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
     if o.sized.lighter_kv_cache == "fp8":

@@ -287,7 +287,7 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
     card = f"{vendor} {gpu.name}".strip()
     system = plan.options[0].candidate.system
     if system is not None:
-        cards = (a.count or 0) * (a.systems or 0)
+        cards = a.count or 0  # Answers.count holds every machine's cards already
         line = t("plan.answer_system", system=system.name, count=a.systems, cards=cards, card=card)
         lines.append(line)
     else:

@@ -94,6 +94,21 @@ class Owned(_Strict):
         return {"gpu": data} if isinstance(data, str) else data
 
 
+class Companion(_Strict):
+    """A model served beside the main one (`companions: [bge-m3]` is one without a load)."""
+
+    model: str
+    tokens_per_s: Annotated[float | None, _n("target_tps")] = None
+    """Input tokens a second it must read at the service's load (a reranker: queries a second
+    × candidates × tokens of a query and a candidate); None: its compute is not counted."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _by_name(cls, data: object) -> object:
+        """A bare name is a companion whose load is not stated."""
+        return {"model": data} if isinstance(data, str) else data
+
+
 class Workload(_Strict):
     """What runs: fine-tuning (train), a served model (serve) or local chat (local)."""
 
@@ -122,10 +137,17 @@ class Workload(_Strict):
     gen_tokens: Annotated[int, _n("tokens_part")] = 256
     """Tokens each request generates; 0 only for an embedder or reranker, which generates
     nothing (advise/workload.generation_of)."""
-    companions: list[str] = Field(default_factory=list, max_length=8)
+    companions: list[Companion] = Field(default_factory=list, max_length=8)
     """Models served beside this one on the same devices (a RAG app's embedder and reranker, a
     guard model): each runs as its own server process, and its memory is reserved on every
-    device the main model uses (advise/companions.py); its compute is not counted."""
+    device the main model uses (advise/companions.py); where its load is stated
+    (`{model: bge-reranker-v2-m3, tokens_per_s: 3.7M}`) the device time it takes is taken
+    from the main model's, else its compute is not counted."""
+
+    def companion_names(self) -> list[str]:
+        """The companions' model names, in the scenario's order."""
+        return [c.model for c in self.companions]
+
     target_tokens_per_s: Annotated[float | None, _n("target_tps")] = None
     target_tokens_per_s_per_request: Annotated[float | None, _n("target_tps")] = None
     """The speed each request must see (a coding assistant or an agent waits on every token,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet
-from gpuwise.advise.companions import companion_bytes
+from gpuwise.advise.companions import companion_bytes, companion_loads
 from gpuwise.advise.engines import EngineChoice, choose_engine
 from gpuwise.advise.evaluate import Option, incomplete_capex, price
 from gpuwise.advise.failover import price_public_api_failover
@@ -140,7 +140,7 @@ def _search(
             )
         return choices[(gpu.id, owned)]
 
-    sized_cache: dict[tuple[str, int, ScaleOut, str], Sized | None] = {}
+    sized_cache: dict[tuple[str, int, ScaleOut, str, bool], Sized | None] = {}
     values = {a.id: a.value for a in cat.extra("plan_assumption")}
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
@@ -150,18 +150,26 @@ def _search(
         None if s.workload.kind == "train" else values["interactive_quality_floor_bits"],
     )
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
-    beside = companion_bytes(cat, s.workload.companions, mc) if s.workload.companions else 0
+    beside = companion_bytes(cat, s.workload.companion_names(), mc) if s.workload.companions else 0
+    loads = companion_loads(cat, s.workload.companions)
     enough: dict[tuple[object, ...], int] = {}  # machines of a kind that meet the target
     out = Search()
 
     def sized_for(c: Candidate, choice: EngineChoice) -> Sized | None:
         """The candidate sized once per (card, devices, machines, engine)."""
         scale = scale_out(c, values, s.workload.kind)
-        key = (c.gpu.id, c.count, scale, choice.engine)
+        key = (c.gpu.id, c.count, scale, choice.engine, c.already_owned)
         if key not in sized_cache:
             budgets = step_budgets(cat, choice.engine)
             si = SizeInputs(model, mc, sc, choice, defaults, scale, floor, budgets)
-            si = replace(si, batch_floor_bits=batch_bits, memo=memo, companion_bytes=beside)
+            si = replace(
+                si,
+                batch_floor_bits=batch_bits,
+                memo=memo,
+                companion_bytes=beside,
+                companion_loads=loads,
+                host_offload=c.already_owned,
+            )
             sized_cache[key] = size(s, c.gpu, c.count, si)
         return sized_cache[key]
 

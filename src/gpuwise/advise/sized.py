@@ -51,6 +51,9 @@ class Sized:
     """An embedder or reranker: `tokens_per_s` counts input tokens (no output is generated)."""
     companion_bytes: int = 0
     """Memory reserved on each device for models served beside this one (advise/companions.py)."""
+    companion_share: float = 0.0
+    """The share of the devices' time companions with a stated load take (advise/companions.py);
+    `tokens_per_s` is what is left for the main model."""
     step_tokens: int | None = None
     """The engine's step token budget (vLLM --max-num-batched-tokens, SGLang
     --chunked-prefill-size) the plan chose over the engine's default; None: the default."""
@@ -104,6 +107,12 @@ class SizeInputs:
     assumption batch_quality_floor_bits); None: a standing service, quality first."""
     companion_bytes: int = 0
     """Device memory reserved for models served beside the main one (advise/companions.py)."""
+    companion_loads: tuple[tuple[LlmModel, float], ...] = ()
+    """Companions with a stated load: their device time is taken from the main model's."""
+    host_offload: bool = False
+    """Whether a training run that fits no layout may offload to the host's RAM: only on cards
+    the user owns (what they have runs the job, slowly); a card bought or rented for the job
+    is one that holds it (sizing._size_train)."""
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
     """Memory estimates by request (_estimate); one search shares it across cards."""
 

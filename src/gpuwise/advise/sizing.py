@@ -110,10 +110,32 @@ def _sized(
 
 
 def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
-    """The first format that fits in some layout, in the layout that finishes soonest."""
+    """The first format that fits in some layout, in the layout that finishes soonest; where
+    none fits on cards the user owns for a full fine-tune, the same with the optimizer (and
+    then the weights) offloaded to the host's memory (DeepSpeed ZeRO-Offload, arXiv:2101.06840:
+    slower, bound by PCIe, but it runs; blind w45-02: 8 owned RTX 3090s were called unable to
+    fine-tune an 8B model in full, where ZeRO-3 with offload fits in 19 GiB a card)."""
+    found = _size_train_in(s, gpu, count, si, train_strategies(count, si.scale.node_devices))
+    full = s.workload.mode == "full"  # what ZeRO-Offload is for: the optimizer's states
+    if found is None and full and si.host_offload and si.choice.engine in OFFLOAD_ENGINES:
+        found = _size_train_in(s, gpu, count, si, OFFLOAD_STRATEGIES)
+    return found
+
+
+OFFLOAD_STRATEGIES = ("zero2-offload", "zero3-offload")
+"""DeepSpeed's host-memory offloads, least offloaded first: the optimizer states (and FP32
+master weights) on the CPU, then the 16-bit weights too."""
+OFFLOAD_ENGINES = frozenset({"transformers"})
+"""Training engines that run DeepSpeed's offload (Hugging Face Trainer / accelerate)."""
+
+
+def _size_train_in(
+    s: Scenario, gpu: Gpu, count: int, si: SizeInputs, strategies: tuple[str, ...]
+) -> Sized | None:
+    """The first format that fits in one of `strategies`, in the one that finishes soonest."""
     for quant in si.choice.quants:
         best: Sized | None = None
-        for strategy in train_strategies(count, si.scale.node_devices):
+        for strategy in strategies:
             attempts = _keyed_train_attempts(s, quant, count, strategy, si)
             found = _first_fit(s, gpu, attempts, si)
             if found is None:

@@ -9,6 +9,7 @@ import dataclasses
 from typing import Any
 
 from gpuwise.advise.attempts import Attempt
+from gpuwise.advise.companions import busy_share
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.sized import Sized, SizeInputs
 from gpuwise.catalog.schema import Gpu
@@ -86,6 +87,10 @@ def speed_of(
         return Sized(
             gpu, count, a.quant, engine, r.strategy, est, unknown, None, 0.0, False, **common
         )
+    if si.companion_loads and w.kind != "train":  # their device time is not the model's
+        share = busy_share(si.companion_loads, gpu, count, si.mc, si.sc)
+        common["companion_share"] = share
+        tps *= max(0.0, 1.0 - share)
     return Sized(gpu, count, a.quant, engine, r.strategy, est, sp, hours, tps, **common)
 
 

@@ -62,7 +62,8 @@ class ParamCounts:
 
 
 def attention_params_per_layer(m: LlmModel) -> int:
-    """q, k, v, o projections (+ biases, q/k norms); MLA compresses k/v (and q) via latents."""
+    """q, k, v, o projections (+ biases, q/k norms); MLA compresses k/v (and q) via latents;
+    DeepSeek-V4's compressed attention has its own shape (schema_arch.CompressedAttention)."""
     h = m.hidden_size
     if m.mla:
         a = m.mla
@@ -75,6 +76,10 @@ def attention_params_per_layer(m: LlmModel) -> int:
         kv += a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim)
         indexer = m.sparse_attention.params_per_layer(h, a.q_lora_rank) if m.sparse_attention else 0
         return q + kv + m.heads * a.v_head_dim * h + indexer
+    if m.compressed_attention:
+        return m.compressed_attention.attention_params(
+            h, m.heads, m.head_dim, m.kv_heads * m.head_dim
+        )
     q_out = m.heads * m.head_dim
     kv_out = 2 * m.kv_heads * m.head_dim
     gate = h * q_out if m.attn_output_gate else 0  # q_proj's second half: the output gate
@@ -136,6 +141,10 @@ def _count_params(m: LlmModel) -> ParamCounts:
     embedding = m.vocab_size * h + m.learned_positions * h
     lm_head = 0 if m.tied_embeddings else m.vocab_size * h + (m.vocab_size if m.lm_head_bias else 0)
     attention = attention_params_per_layer(m) * m.kv_layers
+    ca = m.compressed_attention
+    if ca:  # DeepSeek-V4: compressors, indexers and the hyper-connection maps beside attention
+        kv_width = m.kv_heads * m.head_dim
+        attention += ca.extra_params(h, kv_width) + ca.hyper_connection_params(h) * m.layers
     if m.global_attention:  # Gemma 4: the global layers' own shape
         g = m.global_attention.params(h, m.heads, m.qk_norm)
         attention += (g - attention_params_per_layer(m)) * m.global_layers

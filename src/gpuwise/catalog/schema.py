@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
 from gpuwise.catalog.schema_arch import (
+    CompressedAttention,
     GlobalAttention,
     LinearAttention,
     Mla,
@@ -293,6 +294,8 @@ class LlmModel(Sourced):
     """DeepSeek sparse attention: an indexer key per cached token, attention over top-k."""
     global_attention: GlobalAttention | None = None
     """Full-attention layers shaped unlike the sliding-window ones (Gemma 4)."""
+    compressed_attention: CompressedAttention | None = None
+    """DeepSeek-V4: a window in every layer plus a compressed history (CSA/HCA)."""
     attn_output_gate: bool = False
     """Gated attention (Qwen3-Next, Qwen3.5): q_proj also emits a sigmoid gate per head dim."""
     vision: Vision | None = None
@@ -311,6 +314,11 @@ class LlmModel(Sourced):
     a catalog entry (gpt-oss ships MXFP4). Inference defaults to it (estimate with no --quant,
     the planner's ladder starts from it) instead of dequantizing to 16 bits."""
 
+    hint_rest_bits: float | None = Field(default=None, gt=0, le=16)
+    """Bits per weight of the linear weights outside the experts in the shipped checkpoint,
+    where the hinted format quantizes only the experts and the rest is not 16-bit (DeepSeek-V4:
+    FP8 in 128 × 128 blocks). None: 16 bits, as gpt-oss ships them."""
+
     @model_validator(mode="after")
     def _shapes_consistent(self) -> LlmModel:
         if self.active_params_b > self.params_b * 1.0001:
@@ -326,6 +334,9 @@ class LlmModel(Sourced):
         if self.linear_attention and self.kv_layers + self.linear_attention.layers > self.layers:
             raise ValueError("validate.attention_layers")
         if self.global_attention and self.sliding_window is None:
+            raise ValueError("validate.window_layers")
+        ca = self.compressed_attention
+        if ca and (self.sliding_window is None or ca.csa_layers + ca.hca_layers > self.layers):
             raise ValueError("validate.window_layers")
         return self
 

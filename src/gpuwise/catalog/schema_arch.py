@@ -9,6 +9,9 @@ approximation by the nearest dense shape:
 - `SparseAttention`: DeepSeek Sparse Attention (V3.2, GLM-5): a lightning indexer keeps one more
   key per cached token and selects the `top_k` tokens each query attends to. The cache still
   holds every token; the attention compute does not grow past `top_k`.
+- `CompressedAttention`: DeepSeek-V4's hybrid attention: a short sliding window in every layer
+  plus, in most layers, a history compressed 4x (attended sparsely through an indexer) or 128x
+  (attended densely); the cache grows with the context at a fraction of a token per token.
 - `GlobalAttention`: models whose full-attention layers differ from their sliding-window layers
   (Gemma 4: fewer, wider K/V heads in the global layers, K and V from one projection).
 - `Mla`, `Moe`, `Ssm`: latent attention, experts and Mamba state, older than the rest.
@@ -18,6 +21,7 @@ approximation by the nearest dense shape:
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
@@ -96,6 +100,69 @@ class SparseAttention(_Strict):
             + 2 * self.index_head_dim
             + (hidden * self.index_heads)
         )
+
+
+class CompressedAttention(_Strict):
+    """DeepSeek-V4's hybrid compressed attention (DeepSeek-V4 model card and config.json, via the
+    maxtext configs deepseek4-284b/-1600b; transformers' DeepseekV4Config).
+
+    Every layer attends to the last `LlmModel.sliding_window` tokens of one shared K=V head
+    (`kv_heads` × `head_dim`, a single vector per token serving as key and value). Beyond the
+    window, `csa_layers` keep one compressed entry per `csa_ratio` tokens (overlapping windows
+    of learned pooling) plus an index key of `index_head_dim`, and each query attends to the
+    `top_k` entries a lightning indexer of `index_heads` scores highest; `hca_layers` keep one
+    entry per `hca_ratio` tokens and attend to all of them. The remaining layers are
+    window-only. Queries come from a latent of `q_lora_rank`; the output projection is grouped:
+    `output_groups` groups of heads each down to `output_rank`, then one matrix to the hidden
+    size. `residual_streams` is the hyper-connection width (mHC: that many copies of the
+    residual stream, mixed by small learned maps around each sub-block).
+    """
+
+    kind: Literal["csa-hca"] = "csa-hca"
+    csa_layers: PositiveInt
+    csa_ratio: PositiveInt
+    hca_layers: int = Field(default=0, ge=0)
+    hca_ratio: PositiveInt = 128
+    index_heads: PositiveInt
+    index_head_dim: PositiveInt
+    top_k: PositiveInt
+    q_lora_rank: PositiveInt
+    output_groups: PositiveInt
+    output_rank: PositiveInt
+    residual_streams: PositiveInt = 1
+
+    def entries(self, context: float) -> tuple[float, float]:
+        """Compressed entries one sequence of `context` tokens keeps in a CSA and an HCA layer."""
+        return math.ceil(context / self.csa_ratio), math.ceil(context / self.hca_ratio)
+
+    def attention_params(self, hidden: int, heads: int, head_dim: int, kv_width: int) -> int:
+        """q (latent, norm, up), the shared K=V projection and its norm, the grouped output
+        projection and one attention sink per head: the part every layer has."""
+        q = hidden * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * heads * head_dim
+        kv = hidden * kv_width + kv_width
+        out = heads * head_dim * self.output_rank + self.output_groups * self.output_rank * hidden
+        return q + kv + out + heads
+
+    def compressor_params(self, hidden: int, width: int, ratio: int, overlap: bool) -> int:
+        """A learned pooling of `ratio` tokens into one entry of `width`: key and gate
+        projections (twice as wide with overlapping windows), a position bias per slot, a norm."""
+        factor = 2 if overlap else 1
+        return 2 * hidden * factor * width + factor * ratio * factor * width + width
+
+    def extra_params(self, hidden: int, kv_width: int) -> int:
+        """Compressors of both kinds and the CSA layers' indexers (its query from the latent,
+        per-head weights, its own compressor of index keys), over all layers that have them."""
+        csa = self.compressor_params(hidden, kv_width, self.csa_ratio, True)
+        indexer = self.q_lora_rank * self.index_heads * self.index_head_dim
+        indexer += hidden * self.index_heads
+        indexer += self.compressor_params(hidden, self.index_head_dim, self.csa_ratio, True)
+        hca = self.compressor_params(hidden, kv_width, self.hca_ratio, False)
+        return self.csa_layers * (csa + indexer) + self.hca_layers * hca
+
+    def hyper_connection_params(self, hidden: int) -> int:
+        """The mHC maps around one block's two sub-blocks (pre and post each): 0 without mHC."""
+        n = self.residual_streams
+        return 0 if n == 1 else 4 * (2 + n) * n * hidden
 
 
 class GlobalAttention(_Strict):

@@ -82,6 +82,9 @@ def model_dict(cat: Catalog | None, m: LlmModel, local: Source | None = None) ->
         "ssm": m.ssm.model_dump() if m.ssm else None,
         "linear_attention": m.linear_attention.model_dump() if m.linear_attention else None,
         "sparse_attention": m.sparse_attention.model_dump() if m.sparse_attention else None,
+        "compressed_attention": (
+            m.compressed_attention.model_dump() if m.compressed_attention else None
+        ),
         "attn_output_gate": m.attn_output_gate,
         "vision_params_b": m.vision.params_b if m.vision else None,
         "task": m.task,

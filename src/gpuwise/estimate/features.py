@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuwise.catalog.schema import LlmModel
+from gpuwise.estimate.kv import compressed_cache_bytes
 
 MIB = 1024**2
 TRAINING_NOTES = ("est.note_vision", "est.note_embed", "est.note_rerank")
@@ -18,7 +19,7 @@ TRAINING_NOTES = ("est.note_vision", "est.note_embed", "est.note_rerank")
 
 
 def feature_notes(
-    m: LlmModel, kv_bytes_per_element: float, tp: int = 1
+    m: LlmModel, kv_bytes_per_element: float, tp: int = 1, context: int = 1
 ) -> list[tuple[str, dict[str, Any]]]:
     """(i18n key, params) for each architecture feature of `m` that shapes or limits it."""
     notes: list[tuple[str, dict[str, Any]]] = []
@@ -41,6 +42,23 @@ def feature_notes(
             (
                 "est.note_sparse_attention",
                 {"top_k": m.sparse_attention.top_k, "dim": m.sparse_attention.index_head_dim},
+            )
+        )
+    ca = m.compressed_attention
+    if ca is not None:
+        per_token = compressed_cache_bytes(m, context, 1, kv_bytes_per_element) / max(context, 1)
+        notes.append(
+            (
+                "est.note_compressed_attention",
+                {
+                    "window": m.sliding_window,
+                    "csa": ca.csa_layers,
+                    "csa_ratio": ca.csa_ratio,
+                    "top_k": ca.top_k,
+                    "hca": ca.hca_layers,
+                    "hca_ratio": ca.hca_ratio,
+                    "per_token": round(per_token / 1024, 2),
+                },
             )
         )
     if m.vision is not None:

@@ -14,7 +14,9 @@ attention) likewise keep a fixed state per sequence (schema_arch.LinearAttention
 only the full-attention layers grow with the context. DeepSeek sparse attention (V3.2, GLM-5)
 caches every token's MLA latent plus one indexer key (index_head_dim elements, held here in the
 KV dtype: an upper bound where engines store it in FP8), but each query attends to at most
-top_k tokens. Encoder-only models (BERT/XLM-R embedders and rerankers) keep no cache at all.
+top_k tokens. DeepSeek-V4 (compressed_cache_bytes) keeps a 128-token window in every layer and
+a history compressed 4x (with index keys) or 128x in most. Encoder-only models (BERT/XLM-R
+embedders and rerankers) keep no cache at all.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from gpuwise.catalog.schema import LlmModel
 
 def kv_elements_per_token_layer(m: LlmModel, latent_mla: bool, tp: int = 1) -> float:
     """Elements one layer stores per token on one GPU (heads split by tensor parallelism)."""
+    if m.compressed_attention is not None:  # one shared K=V vector, whole on every GPU
+        return float(m.kv_heads * m.head_dim)
     if m.mla:
         a = m.mla
         index_key = m.sparse_attention.index_head_dim if m.sparse_attention else 0
@@ -44,6 +48,8 @@ def kv_cache_bytes(
     with the fixed state of Mamba and linear-attention layers."""
     if m.bidirectional:
         return 0.0
+    if m.compressed_attention is not None:
+        return compressed_cache_bytes(m, context, batch, bytes_per_element)
     per_layer_token = kv_elements_per_token_layer(m, latent_mla, tp) * bytes_per_element
     window_tokens = min(m.sliding_window or context, context)
     cache = per_layer_token * m.window_layers * window_tokens * batch
@@ -53,6 +59,24 @@ def kv_cache_bytes(
     fixed = ssm_state_bytes(m, batch, bytes_per_element, tp)
     fixed += linear_state_bytes(m, batch, bytes_per_element, tp)
     return cache + fixed
+
+
+def compressed_cache_bytes(
+    m: LlmModel, context: int, batch: int, bytes_per_element: float
+) -> float:
+    """DeepSeek-V4's cache (schema_arch.CompressedAttention): every layer's window of one
+    shared K=V vector per token, a CSA layer's entry per `csa_ratio` tokens with its index
+    key, an HCA layer's entry per `hca_ratio` tokens. The single KV head is whole on every
+    GPU under tensor parallelism (it cannot be split), so `tp` does not divide it."""
+    ca = m.compressed_attention
+    assert ca is not None
+    width = m.kv_heads * m.head_dim
+    window = min(m.sliding_window or context, context)
+    csa_entries, hca_entries = ca.entries(context)
+    elements = float(m.layers * window * width)
+    elements += ca.csa_layers * csa_entries * (width + ca.index_head_dim)
+    elements += ca.hca_layers * hca_entries * width
+    return elements * bytes_per_element * batch
 
 
 def ssm_state_bytes(m: LlmModel, batch: int, bytes_per_element: float, tp: int = 1) -> float:
@@ -77,8 +101,13 @@ def attended_keys(m: LlmModel, context: float) -> float:
     attention term): a sliding-window layer sees at most its window, a DSA layer at most its
     top_k, a linear-attention or Mamba layer none (its state update does not grow with the
     context), an encoder every token of its input."""
-    window = m.window_layers
     window_keys = min(float(m.sliding_window or context), context)
+    ca = m.compressed_attention
+    if ca is not None:  # every layer's window, CSA's top-k entries, HCA's every entry
+        csa_entries, hca_entries = ca.entries(context)
+        csa_keys = min(float(csa_entries), float(ca.top_k))
+        return m.layers * window_keys + ca.csa_layers * csa_keys + ca.hca_layers * hca_entries
+    window = m.window_layers
     full_keys = context
     if m.sparse_attention is not None:
         full_keys = min(context, float(m.sparse_attention.top_k))
@@ -88,6 +117,9 @@ def attended_keys(m: LlmModel, context: float) -> float:
 def indexer_keys(m: LlmModel, context: float) -> float:
     """Index keys a DSA model scores per new token, summed over layers (0 without DSA): the
     indexer reads every cached token, in index_heads × index_head_dim products per key."""
+    ca = m.compressed_attention
+    if ca is not None:  # the CSA layers' indexers score every compressed entry
+        return ca.csa_layers * float(ca.entries(context)[0])
     if m.sparse_attention is None:
         return 0.0
     return m.kv_layers * context

@@ -44,9 +44,13 @@ class KvPool:
 def kv_bytes_per_token(req: MemoryRequest, c: MemoryConstants) -> float:
     """Cache bytes one more token of one sequence takes on one GPU (all layers, heads split by
     tensor parallelism, layers by pipeline stages): the step of kv_cache_bytes from one token to
-    two, so a model's fixed recurrent state is left out."""
+    two, so a model's fixed recurrent state is left out. DeepSeek-V4's compressed history
+    grows by a fraction of an entry per token, so there a token takes its share of one sequence
+    at the request's context."""
     r = resolve(req, c)
     m, bpe, latent = r.req.model, r.kv.bytes_per_element, r.engine.kv_latent_for_mla
+    if m.compressed_attention is not None:  # DeepSeek-V4: a token's share of a full sequence
+        return kv_cache_bytes(m, r.context, 1, bpe, latent, r.tp) / r.context / r.layer_split
     step = kv_cache_bytes(m, 2, 1, bpe, latent, r.tp) - kv_cache_bytes(m, 1, 1, bpe, latent, r.tp)
     return step / r.layer_split
 

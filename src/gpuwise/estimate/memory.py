@@ -72,10 +72,11 @@ def estimate_memory(
     """Estimate the memory one GPU needs for `req` (see module docstring for the two totals)."""
     r = resolve(req, c)
     parts = _training_parts(r, c) if req.training else _inference_parts(r, c)
+    host_offload = parts.pop(HOST_OFFLOAD, 0.0)
     allocated = sum(parts.values())
     parts["allocator_reserve"] = allocated * r.engine.allocator_reserve_fraction
     parts["cuda_context"] = r.engine.cuda_context_mib * MIB
-    notes = feature_notes(req.model, r.kv.bytes_per_element, r.tp)
+    notes = feature_notes(req.model, r.kv.bytes_per_element, r.tp, r.context)
     if req.training:  # a cache and its state exist only when serving
         notes = [n for n in notes if n[0] in TRAINING_NOTES]
     # an encoder has no KV cache for the engine to fill its preallocated pool with
@@ -86,7 +87,24 @@ def estimate_memory(
         and not req.model.bidirectional
     ):
         _fill_preallocated_pool(parts, gpu, r.engine.preallocate_fraction, notes)
-    return _finish(parts, r, notes)
+    est = _finish(parts, r, notes)
+    if host_offload:
+        est.extra[HOST_OFFLOAD] = round(host_offload)
+    return est
+
+
+HOST_OFFLOAD = "host_offload_bytes"
+"""Bytes a ZeRO-Offload run keeps in the hosts' memory (all devices' shares together)."""
+
+
+def _host_offload_bytes(before: dict[str, float], r: Resolved) -> float:
+    """What DeepSpeed's offload moves to system RAM for the whole job: the optimizer states,
+    and the FP32 master weights (ZeRO-2 offload of a full fine-tune: the 16-bit copy stays on
+    each GPU) or every weight (ZeRO-3 offload), from the unsharded model states `before`."""
+    if r.strategy == "zero3-offload":
+        return before["optimizer_states"] + before["weights"] + before["lora_adapters"]
+    master = r.req.model.params_b * 1e9 * r.precision.weight_bytes  # the FP32 copy
+    return before["optimizer_states"] + (master if r.req.mode == "full" else 0.0)
 
 
 def _fill_preallocated_pool(
@@ -202,7 +220,10 @@ def _training_parts(r: Resolved, c: MemoryConstants) -> dict[str, float]:
         # RAM under pressure, outside PyTorch's allocator
         "optimizer_states": 0.0 if opt.pageable else trainable * state_bytes,
     }
+    before = dict(parts)
     _shard(parts, r, c)
+    if r.strategy.endswith("offload"):
+        parts[HOST_OFFLOAD] = _host_offload_bytes(before, r)
     tokens = req.batch * req.seq_len
     parts["activations"] = act.train_activation_bytes(
         m,

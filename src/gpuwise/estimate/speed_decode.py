@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuwise.estimate.kv import kv_cache_bytes
+from gpuwise.estimate.kv import attended_keys, indexer_keys, kv_cache_bytes
 from gpuwise.estimate.layout import replicated_attention_bytes, sequences_per_gpu
 from gpuwise.estimate.resolve import Resolved
 from gpuwise.estimate.speed_rates import Rates, kernel_kind
@@ -59,14 +59,16 @@ def _quantized_weights(r: Resolved, batch: int, weight_bytes_read: float) -> flo
 
 
 def _attention_flops_per_token(r: Resolved, context: float) -> float:
-    """QKᵀ and attention×V: 2 × 2 × keys seen × heads × head_dim, summed over the layers that
-    hold a KV cache (a hybrid's Mamba layers attend to nothing), where a sliding-window layer
-    sees at most its window of keys (gpt-oss, Gemma 2/3), the same split as kv.kv_cache_bytes."""
+    """QKᵀ and attention×V: 2 × 2 × keys seen × heads × head_dim over the layers that attend
+    (kv.attended_keys: a sliding-window layer sees its window, a DSA layer its top_k, a
+    DeepSeek-V4 layer its window and compressed entries), plus a sparse model's indexer
+    scoring every cached key (2 × index_heads × index_head_dim a key)."""
     m = r.req.model
-    window = m.window_layers
-    window_keys = min(float(m.sliding_window or context), context)
-    keys = (m.kv_layers - window) * context + window * window_keys
-    return 4.0 * keys * m.heads * m.head_dim
+    flops = 4.0 * attended_keys(m, context) * m.heads * m.head_dim
+    index = m.compressed_attention or m.sparse_attention
+    if index is not None:
+        flops += 2.0 * indexer_keys(m, context) * index.index_heads * index.index_head_dim
+    return flops
 
 
 @dataclass(frozen=True)

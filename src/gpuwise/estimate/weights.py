@@ -99,13 +99,16 @@ def weight_bytes(m: LlmModel, fmt: WeightFormat, embeddings_on_cpu: bool = False
 def _experts_bytes(
     m: LlmModel, fmt: WeightFormat, embedding: float, head: float, linear: float, on_cpu: bool
 ) -> WeightBytes:
-    """Experts in the format (values + block scales), the rest in 16 bits; llama.cpp, which
-    reads gpt-oss's MXFP4 GGUF files, keeps the token embeddings on the CPU."""
+    """Experts in the format (values + block scales), the rest in 16 bits (or the shipped
+    checkpoint's `hint_rest_bits`: DeepSeek-V4's FP8); llama.cpp, which reads gpt-oss's MXFP4
+    GGUF files, keeps the token embeddings on the CPU."""
     experts = expert_params(m)
     nominal = int(fmt.bits_per_weight)
     on_cpu = on_cpu and not m.tied_embeddings
-    rest = (0.0 if on_cpu else embedding) + head + linear - experts
-    values = experts * nominal / 8 + rest * 2
+    rest = linear - experts
+    rest_bits = m.hint_rest_bits if m.hint_rest_bits and fmt.id == m.weight_format_hint else 16.0
+    embeddings = (0.0 if on_cpu else embedding) + head
+    values = experts * nominal / 8 + rest * rest_bits / 8 + embeddings * 2
     return WeightBytes(values, experts * (fmt.bits_per_weight - nominal) / 8, not on_cpu)
 
 

@@ -18,6 +18,9 @@ def _attention(m: dict[str, Any]) -> str:
         return "encoder"
     if m["mla"]:
         return "MLA + DSA" if m.get("sparse_attention") else "MLA"
+    ca = m.get("compressed_attention")
+    if ca:
+        return f"MQA + SWA {m['sliding_window']} + CSA/HCA"
     if m.get("kv_layers") == 0:
         return "SSM"
     heads, kv = m["heads"], m["kv_heads"]
@@ -89,6 +92,7 @@ def model_detail(d: dict[str, Any]) -> Table:
         "ssm",
         "linear_attention",
         "sparse_attention",
+        "compressed_attention",
         "vision_params_b",
         "task",
         "weight_dtype",
