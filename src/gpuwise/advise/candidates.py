@@ -133,9 +133,14 @@ class CandidateSet:
     """The configurations behind a rule's examples, so a note names them in words (display
     names, devices used of a system) in the reader's language, not by their ids."""
 
+    first_rule: dict[str, str] = field(default_factory=dict)
+    """The first rule that removed each named card or system (what `consider:` reports)."""
+
     def drop(self, rule: str, example: str = "", candidate: Candidate | None = None) -> None:
         """Count an option removed by `rule` (keeping a few names to show)."""
         self.dropped[rule] = self.dropped.get(rule, 0) + 1
+        if example:
+            self.first_rule.setdefault(example, rule)
         names = self.examples.setdefault(rule, [])
         if example and example not in names and len(names) < 4:
             names.append(example)

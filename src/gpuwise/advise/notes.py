@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.candidates import Candidate, CandidateSet
 from gpuwise.advise.cluster_quotes import rdma_cluster_note
+from gpuwise.advise.considered import considered_notes
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.failover import cold_standby_note
@@ -42,6 +43,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += over_budget_note(plan)
     out += cold_standby_note(plan.options)
     out += companions_note(cat, plan)
+    out += considered_notes(cat, plan, cs)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
         examples = cs.example_candidates.get("more-devices-slower", [])

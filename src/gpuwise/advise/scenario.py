@@ -265,6 +265,9 @@ class Scenario(_Strict):
     data_gb: Annotated[float | None, _n("storage_gb")] = None
     egress_gb_per_month: Annotated[float, _n("storage_gb")] = 10.0
     max_gpus: Annotated[int, _n("max_gpus")] = 8
+    consider: list[str] = Field(default_factory=list, max_length=12)
+    """Cards or systems the user is weighing (`[mac-studio-m3-ultra, dgx-spark, rtx-pro-6000]`):
+    the plan says what became of each (advise/considered.py); it does not limit the search."""
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
 
     @model_validator(mode="after")
