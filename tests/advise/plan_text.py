@@ -57,6 +57,7 @@ ALLOWED_IN_ZH = frozenset(
         # Intel's device names as its software writes them (the PyTorch "XPU" device, Arc cards)
         "XPU",
         "Pallas",  # JAX's kernel language for TPU (the FlashAttention kernel's note)
+        "Llama",  # the model family named in a rule's recipe (micro-batch-assumed)
         # CPU architectures as Chinese technical writing names them (risk.arm_host)
         "Arm",
         "aarch64",

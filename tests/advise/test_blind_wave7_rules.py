@@ -51,7 +51,8 @@ def test_buy_or_rent_never_compares_with_an_option_that_cannot_do_the_job() -> N
 def test_a_batch_the_user_never_set_is_not_called_the_batch() -> None:
     unset = _plan(FULL_FT)
     rules = {r for o in unset.options for r, _ in o.rules}
-    assert "micro-batch-fits-unset" in rules and "micro-batch-fits" not in rules
+    # a full fine-tune without a batch is timed at a recipe's (micro-batch-assumed), and says so
+    assert "micro-batch-assumed" in rules and "micro-batch-fits" not in rules
     stated = _plan({**FULL_FT, "workload": {**FULL_FT["workload"], "batch": 64}})
     rules = {r for o in stated.options for r, _ in o.rules}
     assert "micro-batch-fits" in rules

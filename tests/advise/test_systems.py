@@ -107,7 +107,9 @@ def test_system_uses_stop_at_one_system_then_scale_by_whole_systems() -> None:
     train = {"workload": {"kind": "train", "model": "llama3.1:8b", "dataset_tokens": 1e9}}
     assert uses(8, {**train, "max_gpus": 2}) == [(1, 1), (2, 1)]
     assert uses(8, {**train, "max_gpus": 8}) == [(1, 1), (2, 1), (4, 1), (8, 1)]
-    assert uses(8, {**train, "max_gpus": 32}) == [(1, 1), (2, 1), (4, 1), (8, 1), (16, 2), (32, 4)]
+    assert uses(8, {**train, "max_gpus": 32}) == [
+        (1, 1), (2, 1), (4, 1), (8, 1), (16, 2), (24, 3), (32, 4)
+    ]  # fmt: skip
     assert uses(4, {**train, "max_gpus": 8}) == [(1, 1), (2, 1), (4, 1)]
 
 

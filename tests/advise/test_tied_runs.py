@@ -34,6 +34,7 @@ CPT = {
     "deadline_days": 20,
     "region": "cn",
     "entity": "company",
+    "frameworks": ["pytorch", "flash_attention"],  # a pre-training stack: NVIDIA rentals only
 }
 
 

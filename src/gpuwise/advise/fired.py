@@ -175,6 +175,7 @@ PER_OPTION_ONLY = (
     "sized-format-for-speed",
     "micro-batch-fits",
     "micro-batch-fits-unset",
+    "micro-batch-assumed",
     "requests-not-maxima",
     "spot-fits-the-job",
     *KEEP_OWNED,  # said with owned-too-small (_keep_owned_rules)

@@ -41,6 +41,7 @@ from gpuwise.advise.search import mark_pareto, priced_options
 from gpuwise.advise.sized import weight_bits
 from gpuwise.advise.ties import fewer_machines_first, shorter_run_first
 from gpuwise.advise.workload import (
+    assume_global_batch,
     generation_of,
     plan_defaults,
     plan_value,
@@ -213,6 +214,7 @@ def _make_plan(
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)
     s, public_resale = public_body_resale(cat, s, buyer)  # proceeds go to the treasury
+    assume_global_batch(cat, s)  # a recipe's batch where a full run sets none
     cs = candidates(cat, s, region, buyer)
     if only_owned:
         cs.items = [c for c in cs.items if c.already_owned]

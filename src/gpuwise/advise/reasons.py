@@ -195,9 +195,11 @@ def _sizing_rules(s: Scenario, o: Option, choice: EngineChoice | None) -> None:
     if w.kind == "train" and z.micro_batch is not None:
         # a batch the user never set is no training advice: say what fits, and where to set it
         stated = "batch" in w.model_fields_set
+        assumed = not stated and w.global_batch() != w.batch
+        rule = "micro-batch-fits" if stated else "micro-batch-fits-unset"
         o.rules.append(
             (
-                "micro-batch-fits" if stated else "micro-batch-fits-unset",
+                "micro-batch-assumed" if assumed else rule,
                 {
                     "micro": z.micro_batch,
                     "accumulation": z.grad_accumulation,

@@ -171,10 +171,20 @@ class Workload(_Strict):
         total = max(self.target_tokens_per_s or 0.0, each * self.concurrency)
         return self.model_copy(update={"target_tokens_per_s": total})
 
+    _assumed_batch: int | None = PrivateAttr(default=None)
+    """The global batch the plan takes where a full fine-tune or pre-training run sets none
+    (advise/workload.assume_global_batch)."""
+
+    def global_batch(self) -> int:
+        """Sequences per optimizer step: the scenario's, else the plan's assumed recipe batch."""
+        if "batch" in self.model_fields_set or self._assumed_batch is None:
+            return self.batch
+        return self._assumed_batch
+
     def device_batch(self, devices: int) -> int:
         """Sequences one device takes per optimizer step: its share of the global batch,
         rounded up (a batch smaller than the devices still gives each device one)."""
-        return max(1, math.ceil(self.batch / max(1, devices)))
+        return max(1, math.ceil(self.global_batch() / max(1, devices)))
 
     def batch_requests(self) -> int:
         """Requests of a one-off batch job: a serve workload given `samples` answers N prompts

@@ -89,3 +89,20 @@ def generation_of(cat: Catalog, s: Scenario) -> Scenario:
         raise UserError("plan.gen_tokens_zero", model=model.name)
     workload = s.workload.model_copy(update={"gen_tokens": 1})
     return s.model_copy(update={"workload": workload})
+
+
+def assume_global_batch(cat: Catalog, s: Scenario) -> int | None:
+    """The global batch a full fine-tune or pre-training run is timed at when the scenario sets
+    none (catalog plan assumptions: Llama 2's 4M tokens a step for a run over
+    `pretraining_min_tokens`, its 64 sequences for fine-tuning), set on the workload; None
+    where the scenario sets one or the run trains adapters (their gradients are small, so the
+    batch barely changes the time)."""
+    w = s.workload
+    if w.kind != "train" or w.mode != "full" or "batch" in w.model_fields_set:
+        return None
+    if w.train_tokens() >= plan_value(cat, "pretraining_min_tokens"):
+        batch = round(plan_value(cat, "default_pretrain_batch_tokens") / w.seq_len)
+    else:
+        batch = int(plan_value(cat, "default_finetune_batch_sequences"))
+    w._assumed_batch = max(1, batch)
+    return w._assumed_batch
