@@ -142,6 +142,7 @@ def serve_attempt(
         batch=batch,
         context=per_request,
         prompt_tokens=prompt,
+        image_tokens=min(w.image_tokens or 0, prompt),
         gpus=count,
         engine=engine,
         kv_dtype=kv_dtype,

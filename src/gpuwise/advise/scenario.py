@@ -129,6 +129,10 @@ class Workload(_Strict):
     a one-off batch (`samples`), in each engine copy (every copy keeps its running batch full)."""
     context: Annotated[int, _n("context")] = 4096
     prompt_tokens: Annotated[int | None, _n("context")] = None
+    image_tokens: Annotated[int | None, _n("tokens_part")] = None
+    """Of each prompt's tokens, those its images become (a vision-language model: an 800 × 800
+    image is about 625 tokens for Qwen3-VL); the vision encoder's pass over them is counted in
+    the prompt's compute (estimate.speed_prefill)."""
     cached_prompt_share: float = Field(default=0.0, ge=0.0, lt=1.0)
     """The share of each prompt the engine finds in its prefix cache: a coding agent re-sends
     the conversation and the repository context every turn, a RAG app its system prompt.

@@ -82,6 +82,7 @@ def generation_of(cat: Catalog, s: Scenario) -> Scenario:
     `gen_tokens: 0` (it generates nothing, as the plan itself says; blind w44-05 was refused
     it) is sized as one, which its pooled pass ignores; a generating model given 0 is one
     clear line, not a service of no tokens."""
+    _check_image_tokens(cat, s)
     if s.workload.gen_tokens or s.workload.kind == "train":
         return s
     model = workload_model(cat, s)[0]
@@ -89,6 +90,20 @@ def generation_of(cat: Catalog, s: Scenario) -> Scenario:
         raise UserError("plan.gen_tokens_zero", model=model.name)
     workload = s.workload.model_copy(update={"gen_tokens": 1})
     return s.model_copy(update={"workload": workload})
+
+
+def _check_image_tokens(cat: Catalog, s: Scenario) -> None:
+    """Image tokens need a model with a vision encoder and fit inside the prompt."""
+    w = s.workload
+    if not w.image_tokens:
+        return
+    model = workload_model(cat, s)[0]
+    if model.vision is None:
+        raise UserError("plan.image_tokens_no_vision", model=model.name)
+    if w.prompt_tokens is not None and w.image_tokens > w.prompt_tokens:
+        raise UserError(
+            "plan.image_tokens_over_prompt", image=w.image_tokens, prompt=w.prompt_tokens
+        )
 
 
 def assume_global_batch(cat: Catalog, s: Scenario) -> int | None:

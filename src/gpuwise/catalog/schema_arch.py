@@ -195,6 +195,16 @@ class Vision(_Strict):
 
     params_b: PositiveFloat
     """Billions of parameters of the vision tower and projector."""
+    patches_per_token: PositiveFloat = 1.0
+    """Encoder positions behind one image token the language model reads: the merger's
+    spatial_merge_size squared (Qwen2/2.5/3-VL merge 2 × 2 patches: 4). 1 where the catalog
+    does not state it, which makes the encoder's compute a lower bound."""
+
+    def encoder_flops(self, image_tokens: float) -> float:
+        """FLOPs of encoding the images behind `image_tokens` language-model tokens: 2 × the
+        tower's weights per encoder position (its attention over an image's patches, a few
+        percent at common resolutions, is left out)."""
+        return 2.0 * self.params_b * 1e9 * image_tokens * self.patches_per_token
 
 
 class Mla(_Strict):

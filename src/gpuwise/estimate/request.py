@@ -42,6 +42,9 @@ class MemoryRequest:
     seq_len: int = 2048
     context: int | None = None
     prompt_tokens: int | None = None
+    image_tokens: int = 0
+    """Of each prompt's tokens, those images become (a vision-language model's encoder runs
+    over them first: speed_prefill.prompt_flops)."""
     kv_dtype: str | None = None
     optimizer: str = "adamw"
     precision: str = "mixed-bf16"

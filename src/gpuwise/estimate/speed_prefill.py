@@ -16,8 +16,10 @@ from gpuwise.estimate.weights import expert_params, weight_bytes
 
 def prompt_flops(r: Resolved, prompt: int, prefix: int = 0) -> float:
     """FLOPs of one prompt: 2 × the weights each token multiplies, plus causal attention, plus
-    the output head. `prefix`: tokens of the same sequence already in the KV cache (an
-    engine's prefix cache), which the prompt's tokens attend to but are not computed again.
+    the output head, plus a vision encoder's pass over the images behind the prompt's image
+    tokens (Vision.encoder_flops). `prefix`: tokens of the same sequence already in the KV
+    cache (an engine's prefix cache), which the prompt's tokens attend to but are not
+    computed again.
 
     The input embedding is a table lookup (no FLOPs), and engines that keep only the last
     position's logits (llama.cpp, vLLM, SGLang, TensorRT-LLM, transformers ≥ 4.45: the engine's
@@ -31,7 +33,10 @@ def prompt_flops(r: Resolved, prompt: int, prefix: int = 0) -> float:
     head_tokens = 1 if r.engine.logits_last_token_only else prompt
     # a prompt after a cached prefix attends to the prefix too: mean context prefix + prompt/2
     attention = _attention_flops_per_token(r, prefix + prompt / 2)
-    return prompt * (2 * body + attention) + 2 * head * head_tokens
+    images = 0.0
+    if m.vision is not None and r.req.image_tokens:  # the encoder runs before the prompt
+        images = m.vision.encoder_flops(min(r.req.image_tokens, prompt))
+    return prompt * (2 * body + attention) + 2 * head * head_tokens + images
 
 
 def moe_tile_slowdown(r: Resolved, prompt: int) -> float:
