@@ -124,6 +124,13 @@ QUANTITIES: dict[str, Quantity] = {
         integer=True,
     ),
     "max_gpus": Quantity("count", 1, 100_000, "the most GPUs a plan may use", integer=True),
+    "network_gbps": Quantity(
+        "plain",
+        0,
+        3_200,
+        "Gb/s of scale-out network per card; 3.2 Tb/s is eight 400G NICs",
+        lo_open=True,
+    ),
     "top": Quantity(
         "count", 1, 1_000, "rows shown; more than 1 000 is not a table anyone reads", integer=True
     ),

@@ -90,3 +90,20 @@ def test_the_shipped_checkpoint_keeps_its_rest_in_fp8(cat: Catalog) -> None:
     assert 140e9 < shipped < 160e9
     as_gpt_oss = weight_bytes(m.model_copy(update={"hint_rest_bits": None}), fmt).total
     assert as_gpt_oss - shipped > 4e9
+
+
+def test_a_decode_step_reads_the_picked_entries_not_the_whole_cache(cat: Catalog) -> None:
+    """Blind w46-01: V4-Flash at 120k tokens read its whole compressed cache every step; its
+    CSA layers read every index key and the top-k entries only (HCA layers and windows whole)."""
+    from gpuwise.estimate.kv import kv_read_bytes
+
+    m = cat.model("deepseek-v4-flash")
+    whole = kv_cache_bytes(m, 120_000, 1, 1.0, True)
+    read = kv_read_bytes(m, 120_000, 1, 1.0, True)
+    csa = 21 * (30_000 * 128 + 512 * 512)
+    assert read == 43 * 128 * 512 + csa + 20 * 938 * 512
+    assert read < whole / 2
+    short = kv_read_bytes(m, 1000, 1, 1.0, True)  # every entry is picked: the whole cache
+    assert short == kv_cache_bytes(m, 1000, 1, 1.0, True)
+    v32 = cat.model("deepseek-v3.2")  # DSA: every index key, 2,048 picked latents
+    assert kv_read_bytes(v32, 100_000, 1, 1.0, True) == 61 * (100_000 * 128 + 2048 * 576)

@@ -80,6 +80,8 @@ class Candidate:
     model split by layer over unlike cards (advise/owned_extend.py); empty otherwise."""
     offload_fraction: float = 0.0
     """Share of the weights run from system RAM on the CPU beside the owned cards."""
+    owned_network_gbps_per_gpu: float | None = None
+    """The network the user states between the machines of their own cards (`owns`)."""
     beside_owned: tuple[tuple[str, int], ...] = ()
     """(gpu id, cards) the user owns and keeps serving a share of the requests in machines of
     their own, beside what this candidate adds (advise/owned_beside.py); empty otherwise."""
@@ -261,8 +263,20 @@ def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_no
     for owned in s.owns:  # some of the cards one owns may do the job, for less power
         gpu = cat.gpu(owned.gpu)
         for cards in sorted({n for n in CARD_COUNTS if n < owned.count} | {owned.count}):
-            devices = cards * gpu.devices_per_card
-            out.items.append(Candidate("own", gpu, devices, already_owned=True, cards=cards))
+            c = _owned_candidate(gpu, cards)
+            out.items.append(replace(c, owned_network_gbps_per_gpu=owned.network_gbps_per_gpu))
+
+
+def _owned_candidate(gpu: Gpu, cards: int) -> Candidate:
+    """`cards` of the user's own: one machine where a host takes them, else the machines of
+    `max_per_host` they sit in, joined for the job (blind w46-02: two owned 8-GPU servers
+    were only ever offered as one, and a tight deadline rented the second)."""
+    devices = cards * gpu.devices_per_card
+    per_host = gpu.max_per_host
+    if per_host and cards > per_host and cards % per_host == 0:
+        nodes = cards // per_host
+        return Candidate("own", gpu, devices, already_owned=True, cards=per_host, nodes=nodes)
+    return Candidate("own", gpu, devices, already_owned=True, cards=cards)
 
 
 def _offer_ok(

@@ -254,7 +254,9 @@ def price(cat: Catalog, ctx: Context, s: Scenario, c: Candidate, sized: Sized) -
     option = _price_machine(cat, ctx, s, c, sized)
     if option is not None and c.nodes > 1:
         joined = joined_machines(s, sized)
-        option.cost = machines(option.cost, c.nodes, c.kind == "own" and joined, joined)
+        owned_fabric = c.already_owned and bool(c.owned_network_gbps_per_gpu)  # theirs already
+        needs_switch = c.kind == "own" and joined and not owned_fabric
+        option.cost = machines(option.cost, c.nodes, needs_switch, joined)
     return option
 
 

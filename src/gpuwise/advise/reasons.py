@@ -261,6 +261,8 @@ def option_risks(
     if headroom < TIGHT_HEADROOM and not c.offload_fraction:
         o.risks.append(("risk.tight_memory", {"pct": headroom}))
     _offload_risk(s, o)
+    if o.sized.fused_only:
+        o.risks.append(("risk.fused_only", {}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
     if o.sized.lighter_kv_cache == "fp8":
@@ -269,7 +271,8 @@ def option_risks(
         o.risks.append(
             ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})
         )
-    if c.kind == "own" and c.nodes > 1 and joined_machines(s, o.sized):
+    owned_fabric = c.already_owned and c.owned_network_gbps_per_gpu  # theirs, switch and all
+    if c.kind == "own" and c.nodes > 1 and joined_machines(s, o.sized) and not owned_fabric:
         o.risks.append(("risk.cluster_network_unpriced", {"n": c.nodes}))
     if o.sized.step_tokens:
         o.risks.append(("risk.step_tokens", {"tokens": o.sized.step_tokens}))

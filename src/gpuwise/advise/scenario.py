@@ -86,6 +86,9 @@ class Owned(_Strict):
 
     gpu: str
     count: Annotated[int, _n("card_count")] = 1
+    network_gbps_per_gpu: Annotated[float | None, _n("network_gbps")] = None
+    """The scale-out network between the machines these cards sit in, per card (400 for
+    InfiniBand NDR with a NIC per GPU); None: not known, timed at the catalog's Ethernet."""
 
     @model_validator(mode="before")
     @classmethod

@@ -83,6 +83,8 @@ def scale_out(c: Candidate, values: dict[str, float], kind: str = "train") -> Sc
     stated = c.offer.network_gbps if c.offer else None
     if c.system is not None and c.system.network_gbps_per_gpu:
         stated = c.system.network_gbps_per_gpu * c.node_devices
+    if c.already_owned and c.owned_network_gbps_per_gpu:  # what the user says theirs has
+        stated = c.owned_network_gbps_per_gpu * c.node_devices
     gbps = stated or values["scale_out_network_gbps_per_node"]
     fabric = Fabric(
         gbps_per_node=gbps,

@@ -51,6 +51,8 @@ class Sized:
     """An embedder or reranker: `tokens_per_s` counts input tokens (no output is generated)."""
     companion_bytes: int = 0
     """Memory reserved on each device for models served beside this one (advise/companions.py)."""
+    fused_only: bool = False
+    """The run fits only with fused kernels (Unsloth, Liger), tried on owned cards."""
     companion_share: float = 0.0
     """The share of the devices' time companions with a stated load take (advise/companions.py);
     `tokens_per_s` is what is left for the main model."""

@@ -26,6 +26,7 @@ from gpuwise.advise.attempts import (
     train_attempts,
     train_strategies,
 )
+from gpuwise.advise.engines import stack_of
 from gpuwise.advise.formats import serve_formats
 from gpuwise.advise.margin import slow_tokens_per_s
 from gpuwise.advise.scenario import Scenario
@@ -116,10 +117,22 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     slower, bound by PCIe, but it runs; blind w45-02: 8 owned RTX 3090s were called unable to
     fine-tune an 8B model in full, where ZeRO-3 with offload fits in 19 GiB a card)."""
     found = _size_train_in(s, gpu, count, si, train_strategies(count, si.scale.node_devices))
-    full = s.workload.mode == "full"  # what ZeRO-Offload is for: the optimizer's states
-    if found is None and full and si.host_offload and si.choice.engine in OFFLOAD_ENGINES:
+    w = s.workload
+    owned = si.host_offload and si.choice.engine in OFFLOAD_ENGINES
+    if found is None and owned and w.execution is None and stack_of(gpu) == "cuda":
+        found = _size_train_fused(s, gpu, count, si)
+    if found is None and owned and w.mode == "full":  # ZeRO-Offload: the optimizer's states
         found = _size_train_in(s, gpu, count, si, OFFLOAD_STRATEGIES)
     return found
+
+
+def _size_train_fused(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
+    """The run with fused kernels (Unsloth, Liger: a chunked cross-entropy that never holds the
+    full logits), tried on cards the user owns when the eager step does not fit them (blind
+    w46-04: an owned RTX 4080 was to be sold where Unsloth QLoRA of a 14B fits it)."""
+    fused = s.model_copy(update={"workload": s.workload.model_copy(update={"execution": "fused"})})
+    found = _size_train_in(fused, gpu, count, si, train_strategies(count, si.scale.node_devices))
+    return replace(found, fused_only=True) if found is not None else None
 
 
 OFFLOAD_STRATEGIES = ("zero2-offload", "zero3-offload")

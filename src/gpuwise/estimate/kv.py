@@ -79,6 +79,34 @@ def compressed_cache_bytes(
     return elements * bytes_per_element * batch
 
 
+def kv_read_bytes(
+    m: LlmModel, context: int, batch: int, bytes_per_element: float, latent_mla: bool, tp: int = 1
+) -> float:
+    """Bytes of the cache one decode step reads for `batch` sequences at `context` on one GPU.
+    A sparse model reads every index key but only the top_k entries its indexer picks
+    (DeepSeek V3.2's DSA; DeepSeek-V4's CSA layers, whose HCA layers read all their entries and
+    every layer its window); every other model reads its whole cache (kv_cache_bytes). Blind
+    w46-01: V4-Flash at 120k tokens read 7.8 GiB a step where its kernels read about 2."""
+    ca, dsa = m.compressed_attention, m.sparse_attention
+    if ca is None and (dsa is None or m.mla is None):
+        return kv_cache_bytes(m, context, batch, bytes_per_element, latent_mla, tp)
+    if ca is not None:
+        width = m.kv_heads * m.head_dim
+        window = min(m.sliding_window or context, context)
+        csa_entries, hca_entries = ca.entries(context)
+        elements = float(m.layers * window * width)
+        elements += ca.csa_layers * (
+            csa_entries * ca.index_head_dim + min(csa_entries, ca.top_k) * width
+        )
+        elements += ca.hca_layers * hca_entries * width
+        return elements * bytes_per_element * batch
+    assert dsa is not None
+    latent = kv_elements_per_token_layer(m, latent_mla, tp) - dsa.index_head_dim
+    picked = min(context, dsa.top_k)
+    elements = m.kv_layers * (context * dsa.index_head_dim + picked * latent)
+    return elements * bytes_per_element * batch
+
+
 def ssm_state_bytes(m: LlmModel, batch: int, bytes_per_element: float, tp: int = 1) -> float:
     """Bytes of the Mamba layers' recurrent state for `batch` sequences (independent of context;
     tensor parallelism splits d_inner across GPUs)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuwise.estimate.kv import attended_keys, indexer_keys, kv_cache_bytes
+from gpuwise.estimate.kv import attended_keys, indexer_keys, kv_read_bytes
 from gpuwise.estimate.layout import replicated_attention_bytes, sequences_per_gpu
 from gpuwise.estimate.resolve import Resolved
 from gpuwise.estimate.speed_rates import Rates, kernel_kind
@@ -100,7 +100,7 @@ def decode_terms(
     weights = _read_bytes_per_token(r, batch)
     sequences = sequences_per_gpu(r.strategy, r.tp, batch)
     kv = (
-        kv_cache_bytes(
+        kv_read_bytes(
             m,
             max(1, int(context)),
             sequences,
