@@ -172,6 +172,13 @@ QUANTITIES: dict[str, Quantity] = {
         lo_open=True,
     ),
     "deadline_days": Quantity("days", 0, 36_500, "a deadline within a century", lo_open=True),
+    "wait_s": Quantity(
+        "plain",
+        0,
+        3_600,
+        "seconds a user waits for a first token; an hour is no longer a wait",
+        lo_open=True,
+    ),
     "checkpoint_min": Quantity(
         "minutes", 0, 10_080, "minutes between checkpoints; at most a week", lo_open=True
     ),

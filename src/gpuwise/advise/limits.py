@@ -20,6 +20,7 @@ from gpuwise.advise.margin import (
     throughput_check,
 )
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.sized import Sized
 
 Fired = tuple[str, dict[str, Any]]
 
@@ -110,6 +111,8 @@ def check_constraints(
             found = throughput_check(o.sized, w.target_tokens_per_s)
             each = w.target_tokens_per_s_per_request
             checks.append(per_request_check(o.sized, each, found))
+    if w.kind != "train" and w.first_token_s and o.sized.speed_known:
+        checks.append(first_token_check(o.sized, w.first_token_s))
     below_floor = bool(reading_floor) and (w.target_tokens_per_s or 0.0) < (reading_floor or 0.0)
     if w.kind != "train" and reading_floor and below_floor and o.sized.speed_known:
         checks.append(throughput_check(o.sized, reading_floor, floor=True))
@@ -124,3 +127,22 @@ def check_constraints(
         o.blockers.append(
             ("plan.block_hours", {"hours": needed, "months": o.cost.months, "project": s.months})
         )
+
+
+def first_token_check(sized: Sized, limit_s: float) -> tuple[str, Fired] | None:
+    """One prompt's wait for its first token against the scenario's `first_token_s`: None
+    within it at the slow end of the band; a risk when only the central estimate is; a
+    blocker when not even that. The wait is one prefill before any queue: a loaded engine
+    adds the decode steps it interleaves."""
+    speed = sized.speed
+    wait = speed.time_to_first_token_s
+    if not wait:
+        return None
+    band = (speed.band or {}).get("time_to_first_token_s")
+    slow = max(band) if band else wait
+    if slow <= limit_s:
+        return None
+    params = {"seconds": wait, "slow_seconds": slow, "limit": limit_s}
+    if wait <= limit_s:
+        return ("risk", ("risk.first_token_band", params))
+    return ("blocker", ("plan.block_first_token", params))

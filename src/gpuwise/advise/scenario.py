@@ -160,6 +160,10 @@ class Workload(_Strict):
     """The speed each request must see (a coding assistant or an agent waits on every token,
     faster than people read): the service is sized for it × concurrency in all, or for
     target_tokens_per_s where that is higher (blind w13-01, w15-01)."""
+    first_token_s: Annotated[float | None, _n("wait_s")] = None
+    """The longest a request may wait for its first token (a game NPC, a voice agent: about
+    1 s): checked against one prompt's prefill at the slow end of its band, before any queue
+    (advise/limits.py; blind w46-03 wrote `max_ttft_s` and was refused)."""
     grad_checkpointing: bool | None = None
     engine: str | None = None
     quant: str | None = None

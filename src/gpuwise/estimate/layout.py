@@ -1,5 +1,5 @@
-"""Where an MLA model's attention runs when it is served on several GPUs: tensor parallel, or
-data parallel ("DP attention").
+"""Where an MLA (or DeepSeek-V4) model's attention runs when it is served on several GPUs:
+tensor parallel, or data parallel ("DP attention").
 
 An MLA layer (DeepSeek V2/V3/V3.2, Kimi K2, GLM-5) caches one compressed latent per token that
 every tensor-parallel rank needs whole, so under plain tensor parallelism each GPU holds the KV
@@ -33,13 +33,20 @@ def attention_weight_bytes(m: LlmModel, fmt: WeightFormat) -> float:
     rest = counts.total - counts.embedding - counts.lm_head
     if rest <= 0:
         return 0.0
-    bits = 16.0 if fmt.quantizes == "experts" else fmt.bits_per_weight
+    bits = fmt.bits_per_weight
+    if fmt.quantizes == "experts":  # the rest stays 16-bit, or as the checkpoint ships it
+        shipped = m.hint_rest_bits if fmt.id == m.weight_format_hint else None
+        bits = shipped or 16.0
     return counts.attention * linear / rest * bits / 8
 
 
 def can_dp_attention(m: LlmModel, engine: Engine, gpus: int) -> bool:
-    """An MLA model kept as a latent cache, on an engine that runs DP attention, on 2+ GPUs."""
-    return gpus > 1 and m.mla is not None and engine.kv_latent_for_mla and engine.mla_dp_attention
+    """A model whose cache every tensor-parallel rank needs whole (an MLA latent kept as such,
+    DeepSeek-V4's single shared K=V head), on an engine that runs DP attention, on 2+ GPUs
+    (blind w46-01: V4-Flash's published 4 x H200 recipe is DP attention with expert
+    parallelism, refused as MLA-only)."""
+    whole = (m.mla is not None and engine.kv_latent_for_mla) or m.compressed_attention is not None
+    return gpus > 1 and whole and engine.mla_dp_attention
 
 
 def prefers_dp_attention(
