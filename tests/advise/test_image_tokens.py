@@ -67,3 +67,18 @@ def test_image_tokens_that_cannot_be_are_one_clear_error(change: dict[str, Any],
     with pytest.raises(UserError) as err:
         make_plan(CAT, parse_scenario(data, "t"), dt.date(2026, 12, 7))
     assert err.value.key == key
+
+
+def test_kind_batch_is_a_one_off_job_over_its_samples() -> None:
+    """Blind w45-01 wrote `kind: batch` and was refused: it is a served model given samples,
+    timed and billed by its work."""
+    batch = {**CAPTIONS, "workload": {**CAPTIONS["workload"], "kind": "batch", "samples": "8M"}}
+    batch.pop("months")
+    s = parse_scenario(batch, "t")
+    assert s.workload.kind == "serve" and s.workload.batch_requests() == 8_000_000
+    plan = make_plan(CAT, s, dt.date(2026, 12, 7))
+    assert plan.options and all(o.time_hours for o in plan.options)
+    del batch["workload"]["samples"]
+    with pytest.raises(UserError) as err:
+        parse_scenario(batch, "t")
+    assert err.value.key == "plan.batch_needs_samples"
