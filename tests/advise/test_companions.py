@@ -114,3 +114,18 @@ def test_companions_filling_the_devices_block_the_option() -> None:
     assert blocked and all(
         any(k == "plan.block_companions_fill" for k, _ in o.blockers) for o in blocked
     )
+
+
+def test_replicas_share_the_companions_load() -> None:
+    """Blind w47-04: a reranker's 240k tokens/s was put whole on every one-GPU replica, so each
+    small card 'needed 1.8x its time' and was blocked; N replicas carry 1/N of it each."""
+    data = {
+        "workload": {"kind": "serve", "model": "qwen3-32b", "concurrency": 64,
+                     "prompt_tokens": 3000, "gen_tokens": 300,
+                     "target_tokens_per_s_per_request": 20,
+                     "companions": [{"model": "qwen3-reranker-0.6b", "tokens_per_s": 240_000}]},
+        "months": 24, "hours_per_day": 16, "region": "cn", "currency": "CNY", "entity": "company",
+    }  # fmt: skip
+    plan = make_plan(CAT, parse_scenario(data, "t"), dt.date(2026, 12, 7))
+    replicated = [o for o in plan.options if o.candidate.nodes > 1]
+    assert replicated and all(0 < o.sized.companion_share < 1 for o in replicated)

@@ -59,3 +59,17 @@ def test_an_unknown_item_is_one_clear_error() -> None:
     data = {**CODING, "consider": ["rtx-9999"]}
     with pytest.raises(UserError):
         make_plan(CAT, parse_scenario(data, "t"), dt.date(2026, 12, 6))
+
+
+def test_an_unpriced_item_is_not_quoted_as_a_total() -> None:
+    """Blind w47-03: an 8 x MI300X server without a catalog price read as '$26,027 in all'."""
+    data = {**CODING, "consider": ["mi300x"], "region": "us", "currency": "USD"}
+    plan = make_plan(CAT, parse_scenario(data, "t"), dt.date(2026, 12, 6))
+    fates = [(k, p) for k, p in plan.assumptions if k.startswith("plan.considered_")]
+    assert len(fates) == 1
+    key, params = fates[0]
+    if key in ("plan.considered_ranked", "plan.considered_unpriced"):
+        option = plan.options[params["rank"] - 1]
+        from gpuwise.advise.evaluate import incomplete_capex
+
+        assert (key == "plan.considered_unpriced") == incomplete_capex(option)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuwise.advise.candidates import CandidateSet
-from gpuwise.advise.evaluate import Fired, Option
+from gpuwise.advise.evaluate import Fired, Option, incomplete_capex
 from gpuwise.advise.fired_billing import money
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
@@ -41,7 +41,9 @@ def _fate(cat: Catalog, plan: Plan, cs: CandidateSet, name: str) -> Fired:
     for rank, o in enumerate(plan.options, start=1):
         if o.candidate.gpu.id == gpu.id:
             total = money(o.cost.total, plan.currency)
-            return ("plan.considered_ranked", {**base, "rank": rank, "total": total})
+            # blind w47-03: an unpriced 8 x MI300X server read as "$26,027 in all" (its power)
+            key = "plan.considered_unpriced" if incomplete_capex(o) else "plan.considered_ranked"
+            return (key, {**base, "rank": rank, "total": total})
     blocked = _first_with(plan.infeasible, gpu) or _first_with(plan.unchecked, gpu)
     if blocked is not None and (blocked.blockers or blocked.unchecked):
         key, params = (blocked.blockers or blocked.unchecked)[0]

@@ -367,7 +367,10 @@ def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized |
         replicas = nodes // span
         one = _share(s, replicas)
         floor = si.reading_floor / replicas if si.reading_floor else None
-        sub = replace(si, reading_floor=floor, span=span)
+        # each replica carries its share of the companions' load too (blind w47-04: a
+        # reranker's whole load on each one-GPU replica blocked every small card)
+        loads = tuple((m, load / replicas) for m, load in si.companion_loads)
+        sub = replace(si, reading_floor=floor, span=span, companion_loads=loads)
         if span == 1:
             sized = _size_on_one_machine(one, gpu, count // replicas, sub)
         else:
