@@ -15,6 +15,8 @@ embedder alone. Pure: catalog models in, bytes and shares out.
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpuwise.advise.scenario import Companion
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
@@ -78,11 +80,18 @@ def busy_share(
     devices: int,
     mc: MemoryConstants,
     sc: SpeedConstants,
+    memo: dict[tuple[object, ...], Any] | None = None,
 ) -> float:
     """The share of the devices' time the companions take at their loads, spread over every
-    device (each hosts a copy of them); 1 or more: they alone fill the devices."""
+    device (each hosts a copy of them); 1 or more: they alone fill the devices. `memo` (the
+    search's) keeps each companion's rate per card: the search sizes a card many times."""
     share = 0.0
     for model, load in loads:
-        rate = companion_rate(model, gpu, mc, sc) * devices
-        share += load / rate if rate > 0 else float("inf")
+        key = ("companion-rate", model.id, gpu.id)
+        rate = memo.get(key) if memo is not None else None
+        if rate is None:
+            rate = companion_rate(model, gpu, mc, sc)
+            if memo is not None:
+                memo[key] = rate
+        share += load / (rate * devices) if rate > 0 else float("inf")
     return share

@@ -88,7 +88,7 @@ def speed_of(
             gpu, count, a.quant, engine, r.strategy, est, unknown, None, 0.0, False, **common
         )
     if si.companion_loads and w.kind != "train":  # their device time is not the model's
-        share = busy_share(si.companion_loads, gpu, count, si.mc, si.sc)
+        share = busy_share(si.companion_loads, gpu, count, si.mc, si.sc, si.memo)
         common["companion_share"] = share
         tps *= max(0.0, 1.0 - share)
     return Sized(gpu, count, a.quant, engine, r.strategy, est, sp, hours, tps, **common)
