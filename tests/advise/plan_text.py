@@ -56,6 +56,13 @@ ALLOWED_IN_ZH = frozenset(
         "K",
         # Intel's device names as its software writes them (the PyTorch "XPU" device, Arc cards)
         "XPU",
+        # backends and packages named in the compat notes a refused card is quoted with
+        # (plan.note_cards_refused): llama.cpp's Vulkan backend, the XLA compiler, vLLM's TPU
+        # plugin
+        "Vulkan",
+        "FP8-Marlin",  # vLLM's weight-only FP8 kernel (Ampere), as its docs name it
+        "xla",
+        "tpu-inference",
         "Pallas",  # JAX's kernel language for TPU (the FlashAttention kernel's note)
         "Llama",  # the model family named in a rule's recipe (micro-batch-assumed)
         # CPU architectures as Chinese technical writing names them (risk.arm_host)

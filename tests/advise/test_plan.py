@@ -47,8 +47,8 @@ def test_example_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
             assert key in o, key
         assert abs(sum(o["items"].values()) - o["total_cost"]) < 0.05
         assert o["memory_per_gpu_bytes"] <= o["memory_capacity_bytes"]
-    totals = [o["total_cost"] for o in data["options"]]
-    assert totals == sorted(totals)
+    ranked_at = [o["total_cost"] + (o["unpriced_ranked_at"] or 0.0) for o in data["options"]]
+    assert ranked_at == sorted(ranked_at)  # unpriced items at the least others pay for them
     assert data["rules"] and all(r["text"] for r in data["rules"])
 
 
@@ -141,8 +141,12 @@ def test_guide_case_study_buy_vs_rent_flips_with_use() -> None:
     }
     light = plan_for({**base, "months": 6, "hours_per_day": 1})
     heavy = plan_for({**base, "months": 24, "hours_per_day": 24})
-    assert light.answers.buy_or_rent == "rent"
+    # light use: a rental first, at most tied (within the prices' 5%) with a cheap card resold
+    # after six months (a person's porting is no wage bill since the sixteenth session)
+    assert light.answers.buy_or_rent in ("rent", "either")
+    assert light.options[0].candidate.kind == "rent"
     assert heavy.answers.buy_or_rent in ("buy", "either")
+    assert heavy.options[0].candidate.kind == "own"
 
 
 def test_nothing_fits_says_what_would(cli) -> None:  # type: ignore[no-untyped-def]

@@ -44,4 +44,6 @@ def test_every_ranked_option_is_ranked_at_its_whole_units() -> None:
         units = purchase_units(o.candidate)
         rounded = math.ceil(shortfall_factor(o.risks) * units - 1e-9) / units
         porting = o.cost.details.get("porting_cost", 0.0)  # advise/porting.py
-        assert key(o)[TIERS] == pytest.approx(o.cost.total * rounded + porting)  # none owned
+        unpriced = o.cost.details.get("unpriced_imputed", 0.0)  # advise/unpriced_items.py
+        expected = (o.cost.total + unpriced) * rounded + porting  # none owned
+        assert key(o)[TIERS] == pytest.approx(expected)

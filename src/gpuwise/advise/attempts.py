@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog.schema import LlmModel
 from gpuwise.estimate.pooling import pools
-from gpuwise.estimate.request import MemoryRequest
+from gpuwise.estimate.request import DEFAULT_LORA_RANK, MemoryRequest
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,8 @@ def train_attempts(
                 grad_checkpointing=gc,
                 precision="mixed-fp16" if quant == "fp16" else "mixed-bf16",
                 fused_loss=w.execution in ("fused", "framework"),
+                lora_rank=w.lora_rank or DEFAULT_LORA_RANK,
+                lora_targets=w.adapter_targets(),
             )
             yield Attempt(req, quant, micro, math.ceil(share / micro))
 

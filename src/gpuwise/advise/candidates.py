@@ -263,16 +263,17 @@ def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_no
     for owned in s.owns:  # some of the cards one owns may do the job, for less power
         gpu = cat.gpu(owned.gpu)
         for cards in sorted({n for n in CARD_COUNTS if n < owned.count} | {owned.count}):
-            c = _owned_candidate(gpu, cards)
+            c = _owned_candidate(gpu, cards, owned.per_machine)
             out.items.append(replace(c, owned_network_gbps_per_gpu=owned.network_gbps_per_gpu))
 
 
-def _owned_candidate(gpu: Gpu, cards: int) -> Candidate:
-    """`cards` of the user's own: one machine where a host takes them, else the machines of
-    `max_per_host` they sit in, joined for the job (blind w46-02: two owned 8-GPU servers
-    were only ever offered as one, and a tight deadline rented the second)."""
+def _owned_candidate(gpu: Gpu, cards: int, per_machine: int | None = None) -> Candidate:
+    """`cards` of the user's own: one machine where a host takes them, else the machines they
+    sit in (`per_machine` as the user says, else `max_per_host`), joined for the job (blind
+    w46-02: two owned 8-GPU servers were only ever offered as one, and a tight deadline
+    rented the second)."""
     devices = cards * gpu.devices_per_card
-    per_host = gpu.max_per_host
+    per_host = per_machine or gpu.max_per_host
     if per_host and cards > per_host and cards % per_host == 0:
         nodes = cards // per_host
         return Candidate("own", gpu, devices, already_owned=True, cards=per_host, nodes=nodes)

@@ -62,6 +62,11 @@ def _first_with(options: list[Option], gpu: Gpu) -> Option | None:
 
 def _why(key: str, params: dict[str, Any]) -> dict[str, str]:
     """The option's first blocker, in both languages, to quote inside the line."""
-    from gpuwise.i18n import LANGS, t
+    from gpuwise.advise.reasons import words
+    from gpuwise.i18n import LANGS, t, using_lang
 
-    return {f"why_{lang}": t(key, lang=lang, **params) for lang in LANGS}
+    out = {}
+    for lang in LANGS:
+        with using_lang(lang):  # ids (cost items, vendors) named in the line's language
+            out[f"why_{lang}"] = t(key, lang=lang, **words(params))
+    return out

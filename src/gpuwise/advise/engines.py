@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog.precision import SupportVerdict, format_support, weight_format_key
-from gpuwise.catalog.schema import Gpu
+from gpuwise.catalog.schema import Gpu, LlmModel
 from gpuwise.catalog.schema_precision import PrecisionSupport
 from gpuwise.errors import UserError
 from gpuwise.estimate.constants import MemoryConstants
+from gpuwise.estimate.speed_keys import kernel_arch
+from gpuwise.i18n import t
 
 SERVE_QUANTS = ("bf16", "fp16", "fp8", "int8-w8a8", "int8-gptq", "int4-awq", "int4-gptq")
 """Serving formats, least compressed first (fp16 stands in where the card has no bf16). INT8
@@ -43,6 +45,10 @@ class EngineChoice:
     quants: tuple[str, ...]
     verdicts: dict[str, SupportVerdict] = field(default_factory=dict)
     refused: tuple[tuple[str, SupportVerdict], ...] = ()
+    requantized_from: str | None = None
+    """The shipped format no format of it runs on this card in: the formats tried are those of
+    a re-quantized copy (blind w49-01: DeepSeek-V4-Flash's MXFP4 experts on Ascend, which
+    vllm-ascend serves from a W8A8 copy), said as a risk."""
 
 
 def stack_of(gpu: Gpu) -> str:
@@ -109,6 +115,28 @@ def native_first(quants: tuple[str, ...], native: str, mc: MemoryConstants) -> t
     return (own.id, *smaller)
 
 
+def without_model_kernels(model: LlmModel, gpu: Gpu, choice: EngineChoice) -> EngineChoice:
+    """The choice with every format refused where the model's own kernels for the engine do
+    not exist on the card's architecture (LlmModel.engine_architectures, sourced)."""
+    allowed = model.engine_architectures.get(choice.engine)
+    arch = kernel_arch(gpu)
+    if not allowed or not choice.quants or arch in allowed or " sm_" not in arch:
+        return choice  # the table names CUDA SM versions; other backends are not its subject
+    sources = model.engine_architectures_sources
+    source = sources[0] if sources else None
+    note = {"engine": choice.engine, "arch": arch, "model": model.name}
+    verdict = SupportVerdict(
+        support="no",
+        compute=None,
+        via="model",
+        note_en=t("plan.model_kernels_missing", lang="en", **note),
+        note_zh=t("plan.model_kernels_missing", lang="zh", **note),
+        source=source,
+    )
+    refused = (*((q, verdict) for q in choice.quants), *choice.refused)
+    return EngineChoice(choice.engine, (), {}, refused, choice.requantized_from)
+
+
 GGUF_NATIVE_KINDS = ("gguf", "mxfp4")
 """Shipped formats that GGUF files keep as they are (ggml has an MXFP4 type since gpt-oss)."""
 
@@ -157,12 +185,47 @@ def _choose(
     native: str | None,
     pooling: bool = False,
 ) -> EngineChoice:
-    """The formats of the ladder `engine` runs on `gpu`, and those it refuses."""
-    verdicts: dict[str, SupportVerdict] = {}
-    refused: list[tuple[str, SupportVerdict]] = []
-    quants = ladder(s, engine, tag_quant, pooling)
+    """The formats of the ladder `engine` runs on `gpu`, and those it refuses. A checkpoint
+    shipped compressed is served as shipped; where the card runs none of its formats, the
+    ladder's 8-bit formats are tried as a re-quantized copy (`requantized_from`)."""
+    full = ladder(s, engine, tag_quant, pooling)
+    quants = full
     if native and (quants == SERVE_QUANTS or (quants == LOCAL_QUANTS and _in_gguf(native, mc))):
         quants = native_first(quants, native, mc)
+    verdicts, refused = _verdicts(quants, engine, gpu, mc, rows)
+    requantized = None
+    if native and not verdicts and quants != full:
+        # 8 bits or more: re-quantizing a 4-bit checkpoint to another 4-bit format compounds
+        # two roundings; to 8 bits it keeps what the checkpoint holds (vllm-ascend's W8A8 copy)
+        compressed = tuple(q for q in full if 8 <= _bits(mc, q) < 16 and q != native)
+        verdicts, more = _verdicts(compressed, engine, gpu, mc, rows)
+        refused += more
+        requantized = native if verdicts else None
+    quants = tuple(verdicts)
+    if "bf16" in verdicts and "fp16" in verdicts:
+        quants = tuple(
+            q for q in quants if q != "fp16"
+        )  # the same bytes: fp16 only in bf16's place
+    return EngineChoice(engine, quants, verdicts, tuple(refused), requantized)
+
+
+def _bits(mc: MemoryConstants, quant: str) -> float:
+    try:
+        return float(mc.weight_format(quant).bits_per_weight)
+    except UserError:
+        return 16.0
+
+
+def _verdicts(
+    quants: tuple[str, ...],
+    engine: str,
+    gpu: Gpu,
+    mc: MemoryConstants,
+    rows: tuple[PrecisionSupport, ...],
+) -> tuple[dict[str, SupportVerdict], list[tuple[str, SupportVerdict]]]:
+    """Each format's support by `engine` on `gpu`: those it runs, and those it refuses."""
+    verdicts: dict[str, SupportVerdict] = {}
+    refused: list[tuple[str, SupportVerdict]] = []
     for quant in quants:
         try:
             fmt = mc.weight_format(quant)
@@ -177,9 +240,4 @@ def _choose(
             verdicts[quant] = verdict
         else:
             refused.append((quant, verdict))
-    quants = tuple(verdicts)
-    if "bf16" in verdicts and "fp16" in verdicts:
-        quants = tuple(
-            q for q in quants if q != "fp16"
-        )  # the same bytes: fp16 only in bf16's place
-    return EngineChoice(engine, quants, verdicts, tuple(refused))
+    return verdicts, refused

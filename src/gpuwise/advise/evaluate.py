@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuwise.advise.candidates import Candidate
+from gpuwise.advise.duty import server_grade_host
 from gpuwise.advise.margin import (
     at_risk_of_missing,
 )
@@ -286,6 +287,11 @@ def _price_machine(
             option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
             option.platform = own.platform
             option.prices = own.prices
+            option.rules.extend(
+                ("server-grade-host", dict(n.params))
+                for n in own.notes
+                if n.key == "cost.note_server_grade"
+            )
             return option
         assert c.provider and c.offer
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
@@ -331,6 +337,7 @@ def power_options(s: Scenario) -> OwnOptions:
         workload=s.workload.kind,
         tariff=s.tariff,
         resale_pct=s.resale_pct,
+        server_grade=server_grade_host(s),
     )
 
 

@@ -178,6 +178,7 @@ PER_OPTION_ONLY = (
     "micro-batch-assumed",
     "requests-not-maxima",
     "spot-fits-the-job",
+    "server-grade-host",
     *KEEP_OWNED,  # said with owned-too-small (_keep_owned_rules)
 )
 """Rules that describe one option's configuration: shown on the option, not on the plan."""

@@ -208,7 +208,9 @@ def ranking_total(
 def option_ranking_total(o: Any) -> float:
     """ranking_total of a ranked option (advise.evaluate.Option): its total, risks, purchase
     units and spare replica (cost item `failover_replica`), plus the porting work its partly
-    supported layers need (cost detail `porting_cost`, advise/porting.py); owned hardware by
+    supported layers need (cost detail `porting_cost`, advise/porting.py) and its unpriced
+    rental items at what the plan's other rentals pay (`unpriced_imputed`,
+    advise/unpriced_items.py); owned hardware by
     owned_ranking_total, its shortfall priced at its market value."""
     units = purchase_units(o.candidate)
     if o.candidate.already_owned:
@@ -216,7 +218,8 @@ def option_ranking_total(o: Any) -> float:
         return owned_ranking_total(o.cost.total, o.risks, units, value)
     spare = float(o.cost.items.get("failover_replica", 0.0))
     porting = float(o.cost.details.get("porting_cost", 0.0))  # advise/porting.py
-    return ranking_total(o.cost.total, o.risks, units, spare) + porting
+    unpriced = float(o.cost.details.get("unpriced_imputed", 0.0))  # advise/unpriced_items.py
+    return ranking_total(o.cost.total + unpriced, o.risks, units, spare) + porting
 
 
 def owned_ranking_total(total: float, risks: list[Fired], units: int, value: float | None) -> float:

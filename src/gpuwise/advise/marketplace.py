@@ -13,31 +13,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from gpuwise.advise.duty import round_the_clock_service
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.cost.power import assumption
-
-ROUND_THE_CLOCK_HOURS_PER_DAY = 20.0
-"""A service up this many hours a day or more has no quiet window in which a vanished host
-goes unnoticed: it counts as 24/7."""
 
 
 def on_marketplace(o: Option) -> bool:
     """The option rents a peer-to-peer marketplace host."""
     p = o.candidate.provider
     return o.candidate.kind == "rent" and p is not None and p.hosting == "marketplace"
-
-
-def round_the_clock_service(s: Scenario) -> bool:
-    """A service that must stay up around the clock (a batch job is restarted, not failed
-    over: it has no uptime to keep)."""
-    w = s.workload
-    return (
-        w.kind == "serve"
-        and not w.batch_requests()
-        and s.hours_per_day >= ROUND_THE_CLOCK_HOURS_PER_DAY
-    )
 
 
 def _premium_share(cat: Catalog, availability: float | None) -> float:

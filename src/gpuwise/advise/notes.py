@@ -44,10 +44,61 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += cold_standby_note(plan.options)
     out += companions_note(cat, plan)
     out += considered_notes(cat, plan, cs)
+    out += owned_machines_note(cat, s)
+    out += refused_cards_note(cat, plan)
     if cs.dropped.get("more-devices-slower"):
         n = cs.dropped["more-devices-slower"]
         examples = cs.example_candidates.get("more-devices-slower", [])
         out.append(("plan.note_more_devices_slower", {"n": n, **examples_in_words(examples)}))
+    return out
+
+
+MODEL_KERNELS_MARK = "has no kernels for"
+"""The words of plan.model_kernels_missing (en) that mark a refusal by the model's kernels."""
+
+REFUSED_SHOWN = 4
+"""Cards named in the note on cards no format runs on (the rest are in --json's refused)."""
+
+
+def refused_cards_note(cat: Catalog, plan: Plan) -> list[Fired]:
+    """Cards the engine runs no format of the model on, each with its first reason, so that a
+    card the user expected is not left out without a word (blind w49-01). Only where the plan
+    has no option on them at all."""
+    refused = [g for g in plan.refused if g in plan.refused_why]
+    # the model's own kernels missing first: a fact of this model, not of every plan on the card
+    model_first = sorted(refused, key=lambda g: MODEL_KERNELS_MARK not in plan.refused_why[g][0])
+    shown = model_first[:REFUSED_SHOWN]
+    if not shown:
+        return []
+    names = {g: cat.gpu(g).name for g in shown}
+
+    def named(g: str, lang: int, left: str, right: str) -> str:
+        why = _first_clause(plan.refused_why[g][lang])
+        return f"{names[g]}{left}{why}{right}" if why else names[g]
+
+    en = "; ".join(named(g, 0, " (", ")") for g in shown)
+    zh = "；".join(named(g, 1, "（", "）") for g in shown)
+    return [("plan.note_cards_refused", {"cards_en": en, "cards_zh": zh})]
+
+
+def _first_clause(text: str) -> str:
+    """A catalog note's first clause: what refuses the card, without the sourcing after it."""
+    for stop in (". ", "; ", "。", "；"):
+        text = text.split(stop)[0]
+    return text.rstrip(".。 ")
+
+
+def owned_machines_note(cat: Catalog, s: Scenario) -> list[Fired]:
+    """Owned cards more than one host takes, with no `per_machine`: the plan took them to sit
+    `max_per_host` to a machine and says so (blind w49-05: two 4-card servers were read as
+    four 2-card desktops, and the only layout that served the load was never sized)."""
+    out: list[Fired] = []
+    for owned in s.owns:
+        gpu = cat.gpu(owned.gpu)
+        per_host = gpu.max_per_host
+        if owned.per_machine is None and per_host and owned.count > per_host:
+            params = {"count": owned.count, "gpu": gpu.name, "per_host": per_host}
+            out.append(("plan.note_owned_per_machine", {**params, "id": gpu.id}))
     return out
 
 
@@ -173,8 +224,10 @@ def first_token_note(cat: Catalog, s: Scenario, options: list[Option]) -> list[F
 
     w = s.workload
     if w.kind == "local" and options:
-        return full_context_note(cat, s, options[0])
-    if w.kind != "serve" or w.batch_requests() or not options:
+        full = full_context_note(cat, s, options[0])
+        if full or not w.prompt_tokens:  # a stated long prompt is said as a service's is
+            return full  # (blind w49-04: a 60k-token local prompt's wait was never shown)
+    if w.kind not in ("serve", "local") or w.batch_requests() or not options:
         return []
     speed = options[0].sized.speed
     ttft = speed.time_to_first_token_s

@@ -33,6 +33,7 @@ class Plan:
     suggestions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     unfit: list[tuple[str, float]] = field(default_factory=list)
     refused: dict[str, list[str]] = field(default_factory=dict)
+    refused_why: dict[str, tuple[str, str]] = field(default_factory=dict)
     set_aside: list[Option] = field(default_factory=list)
     unchecked: list[Option] = field(default_factory=list)
     assumptions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)

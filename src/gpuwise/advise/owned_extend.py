@@ -249,7 +249,10 @@ def _price_extension(
         ]
     except UserError:
         return None
-    cost = own_cost(bought.spec, sch.busy_hours_per_month, sch.months)
+    # one machine: its host draws once, on the kept cards' bill (in a server room both bills
+    # charged it: an invariant of the random scenarios found the double count)
+    alone = replace(bought.spec, host_load_w=0.0, host_idle_w=0.0) if kept else bought.spec
+    cost = own_cost(alone, sch.busy_hours_per_month, sch.months)
     for k in kept:
         cost = combined(cost, own_cost(k.spec, sch.busy_hours_per_month, sch.months))
     stale = sum(p.stale for p in bought.prices)

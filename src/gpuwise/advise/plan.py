@@ -40,6 +40,7 @@ from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.search import mark_pareto, priced_options
 from gpuwise.advise.sized import weight_bits
 from gpuwise.advise.ties import fewer_machines_first, shorter_run_first
+from gpuwise.advise.unpriced_items import impute_unpriced_items
 from gpuwise.advise.workload import (
     assume_global_batch,
     generation_of,
@@ -220,6 +221,7 @@ def _make_plan(
         cs.items = [c for c in cs.items if c.already_owned]
     found = priced_options(cat, s, ctx, cs, buyer, region)
     porting = price_porting_work(cat, s, ctx, found.options, s.region)
+    imputed = impute_unpriced_items(found.options)
     budget = ctx.money(s.budget.amount, s.budget.currency) if s.budget else None
     floor = reading_floor(cat, s)
     margin = assumption(cat, "price_uncertainty_fraction").value
@@ -249,6 +251,7 @@ def _make_plan(
         dropped_examples=cs.examples,
         unfit=unfit,
         refused=found.refused,
+        refused_why=found.refused_why,
         set_aside=set_aside,
         unchecked=unchecked,
         currency=ctx.currency,
@@ -259,6 +262,8 @@ def _make_plan(
     plan.assumptions += band_assumption(s, floor, ranked) + public_resale
     if porting is not None and any("porting_cost" in o.cost.details for o in ranked[:10]):
         plan.assumptions.append(("plan.note_porting_priced", porting))
+    if imputed is not None and any("unpriced_imputed" in o.cost.details for o in ranked[:10]):
+        plan.assumptions.append(("plan.note_unpriced_imputed", imputed))
 
     plan.rules = fire_rules(cat, plan, ctx)
     from gpuwise.advise.readings import other_readings

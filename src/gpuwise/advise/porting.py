@@ -13,7 +13,8 @@ wage in the buyer's region (catalog engineer_wage) and ranked as part of the opt
 (margin.option_ranking_total); the bill itself is unchanged.
 
 A team with strong ops capacity ports stacks for a living, owned hardware is a sunk choice,
-and a buyer who prefers domestic chips has chosen the porting: none of those is charged.
+a buyer who prefers domestic chips has chosen the porting, and a person's own evenings are no
+payroll: none of those is charged.
 Pure: the catalog and the context come in.
 """
 
@@ -44,8 +45,12 @@ def weekly_wage(cat: Catalog, ctx: Context, region: str | None) -> tuple[float, 
 
 
 def porting_charged(s: Scenario, o: Option) -> int:
-    """The partial layers the ranking charges this option for (0: none charged)."""
+    """The partial layers the ranking charges this option for (0: none charged). A person's
+    own time is no payroll: an individual's porting is a risk said, not wages charged (blind
+    w49-04: a hobbyist's Ryzen AI Max+ ranked behind a DGX Spark on two engineer-weeks)."""
     if s.ops_capacity == "strong" or o.candidate.already_owned or preference(s, o) > 1:
+        return 0
+    if not s.organisation():
         return 0
     return caveats(o)
 

@@ -14,6 +14,7 @@ from gpuwise.advise.marketplace import keeps_data_in_region, on_marketplace
 from gpuwise.advise.quality import QUALITY_FLOOR_RISKS
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.site import proxy_only, unfit_for_public_service
+from gpuwise.advise.sized import joined_machines
 
 
 def marketplace_tier(s: Scenario, o: Option) -> bool:
@@ -27,11 +28,22 @@ def marketplace_tier(s: Scenario, o: Option) -> bool:
     return keeps_data_in_region(s) and on_marketplace(o)
 
 
-TIERS = 7
+def rented_cluster_unknown(s: Scenario, o: Option) -> bool:
+    """Rented machines joined for one job (a training run, a replica over machines) whose
+    provider publishes no network between them: timed at the catalog's Ethernet, they may have
+    far less (blind w49-02: five RunPod pods for a pre-training run, whose pods talk at 100 Mb/s
+    by RunPod's own docs), so they rank after one machine or a published fabric."""
+    c = o.candidate
+    return (
+        c.kind == "rent" and c.nodes > 1 and o.sized.network_assumed and joined_machines(s, o.sized)
+    )
+
+
+TIERS = 8
 """The leading elements of the ranking key that are tiers, not money (rank_key)."""
 MARKETPLACE_TIER = 4
 """Where marketplace_tier sits in the ranking key (the tiers before it: priced, timed, at the
-quality floor, fit for the site)."""
+quality floor, fit for the site); rented_cluster_unknown follows it."""
 
 
 def rank_key(s: Scenario, margin: float = 0.0) -> Any:
@@ -47,8 +59,10 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
     in a region (advise.marketplace.keeps_data_in_region). A rental only listed in the region
     the user named, its presence there unconfirmed, ranks after those priced there (blind
     w27-02: a GH200 listed in all 17 Lambda regions ranked first for a Singapore service;
-    advise/regions.flag_unconfirmed_regions). An option that meets the speed
-    target or deadline only at its central estimate is ranked by its total times its shortfall
+    advise/regions.flag_unconfirmed_regions), and rented machines joined over a network their
+    provider does not publish after those on one machine or a published fabric. An option
+    that meets the speed target or deadline only at its central estimate is ranked by its
+    total times its shortfall
     factor, what meeting the limit at the slow end of its band would cost (margin.py); one
     whose per-request target no number of replicas reaches at the slow end ranks after those
     (margin.per_request_check: more hardware is no remedy to price).
@@ -59,7 +73,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
 
     def key(
         o: Option,
-    ) -> tuple[bool, bool, bool, bool, bool, bool, bool, float, float, int, str]:
+    ) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, float, float, int, str]:
         total = option_ranking_total(o)  # owned: a shortfall priced as what it would add
         return (
             incomplete_capex(o),
@@ -67,6 +81,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
             any(k in QUALITY_FLOOR_RISKS for k, _ in o.risks),
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
             marketplace_tier(s, o),
+            rented_cluster_unknown(s, o),
             any(k in ("risk.region_unconfirmed", "risk.region_unrecorded") for k, _ in o.risks),
             any(k == PER_REQUEST_CEILING for k, _ in o.risks),
             total / (1 + margin) if o.candidate.already_owned else total / preference(s, o),

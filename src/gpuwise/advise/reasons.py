@@ -9,7 +9,7 @@ from gpuwise.advise.engines import EngineChoice, stack_of
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.no_longer_made import ended_but_priced_new
 from gpuwise.advise.scenario import VISION_SUFFIX, Scenario
-from gpuwise.advise.site import legacy_driver_risk, site_risks
+from gpuwise.advise.site import legacy_driver_risk, modified_card_risk, site_risks
 from gpuwise.advise.stop_start import restart_note
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
@@ -286,6 +286,9 @@ def option_risks(
     if o.sized.compressed_for_target:
         fitted = o.sized.compressed_for_target
         o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))
+    if choice and choice.requantized_from:
+        params = {"quant": o.sized.quant, "native": choice.requantized_from}
+        o.risks.append(("risk.requantized_checkpoint", params))
     if o.sized.support == "partial" and choice and o.sized.quant in choice.verdicts:
         v = choice.verdicts[o.sized.quant]
         notes = {"note_en": v.note_en, "note_zh": v.note_zh}
@@ -301,6 +304,8 @@ def option_risks(
         o.risks.append(("risk.undated_price", {"count": o.undated_prices}))
     if o.user_quote:
         o.risks.append(("risk.user_quote", {}))
+    if c.kind == "rent" and c.offer is not None and c.offer.machine_unconfirmed:
+        o.risks.append(("risk.machine_unconfirmed", {}))
     if o.cost.unpriced:
         o.risks.append(("risk.unpriced", {"item_ids": tuple(o.cost.unpriced)}))
     if c.kind == "own" and s.ops_capacity == "none" and not c.already_owned:
@@ -313,6 +318,7 @@ def option_risks(
     _quota_risk(cat, s, o)
     site_risks(s, o)
     legacy_driver_risk(cat, o)
+    modified_card_risk(o)
 
 
 def _quota_risk(cat: Catalog, s: Scenario, o: Option) -> None:
@@ -391,6 +397,9 @@ def words(params: dict[str, Any]) -> dict[str, Any]:
             key = f"{name}.{params[name]}"
             named = t(key)
             out[name] = params[name] if named == key else named
+    for name in ("platform", "plain"):  # host platforms (cost.toml host_platform)
+        if isinstance(params.get(name), str):
+            out[name] = t(f"platform.{params[name]}")
     if isinstance(params.get("torch_compile"), str):
         out["torch_compile"] = t(f"support.{params['torch_compile']}")
     if "checkpointing_on" in params:

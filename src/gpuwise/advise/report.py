@@ -11,7 +11,7 @@ from gpuwise.advise.fired import money
 from gpuwise.advise.labels import option_label
 from gpuwise.advise.margin import band_fields, tokens_band
 from gpuwise.advise.outcome import Plan
-from gpuwise.advise.reasons import message, rule_text
+from gpuwise.advise.reasons import message, rule_text, words
 from gpuwise.advise.report_model import (
     Answers,
     Either,
@@ -35,6 +35,11 @@ from gpuwise.i18n import get_lang, t
 def _texts(fired: list[tuple[str, dict[str, Any]]], prefix: str = "") -> list[TextItem]:
     """Risks, blockers, unchecked limits: the id without its message prefix, and the words."""
     return [TextItem(id=k.removeprefix(prefix), text=message(k, p)) for k, p in fired]
+
+
+def _note(key: str, params: dict[str, Any]) -> str:
+    """An ⓘ line in the user's language; cost item ids named as words (advise.reasons.words)."""
+    return t(key, **(words(params) if "item_ids" in params else params))
 
 
 def _rules(cat: Catalog, fired: list[tuple[str, dict[str, Any]]], plain: bool) -> list[RuleItem]:
@@ -124,6 +129,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         unchecked=_texts(o.unchecked, "plan.unchecked_"),
         opportunity_value=_rounded(o.cost.details.get("opportunity_value")),
         porting_cost=_rounded(o.cost.details.get("porting_cost")),
+        unpriced_ranked_at=_rounded(o.cost.details.get("unpriced_imputed")),
         prices=[PriceEntry.of(p) for p in o.prices],
         kept_beside=_kept_beside(o),
         standby=_standby(o),
@@ -179,7 +185,7 @@ def plan_report(cat: Catalog, plan: Plan, top: int) -> PlanReport:
         infeasible=[plan_option(cat, o, cur) for o in plan.infeasible[:3]]
         if not plan.options
         else [],
-        assumptions=[TextItem(id=k, text=t(k, **p)) for k, p in plan.assumptions]
+        assumptions=[TextItem(id=k, text=_note(k, p)) for k, p in plan.assumptions]
         + skipped_rows(rows),
         rules=_rules(cat, plan.rules, plain=False),
         dropped=plan.dropped,

@@ -230,6 +230,11 @@ class PlanOption(Frozen):
         description="the porting work its partly supported layers need, in engineer wages, "
         "added to its total for ranking only (advise/porting.py)",
     )
+    unpriced_ranked_at: float | None = Field(
+        None,
+        description="what its unpriced storage is ranked at: the least the plan's other "
+        "rentals pay for it, added to its total for ranking only (advise/unpriced_items.py)",
+    )
     prices: list[PriceEntry]
     kept_beside: KeptBeside | None = Field(
         None, description="owned hardware serving part of the load beside this option's"

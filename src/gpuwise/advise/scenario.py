@@ -59,6 +59,13 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
+def _number_as_text(value: Any) -> Any:
+    """A bare number where a preset id or a price is accepted: the price, as written."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:g}"
+    return value
+
+
 def _n(quantity: str) -> Any:
     """A number read by gpuwise.units: `20M`, `32k`, `¥3000` accepted, the policy range enforced."""
     return BeforeValidator(units.field(quantity))
@@ -89,6 +96,9 @@ class Owned(_Strict):
     network_gbps_per_gpu: Annotated[float | None, _n("network_gbps")] = None
     """The scale-out network between the machines these cards sit in, per card (400 for
     InfiniBand NDR with a NIC per GPU); None: not known, timed at the catalog's Ethernet."""
+    per_machine: Annotated[int | None, _n("card_count")] = None
+    """Cards in each machine (two 4U servers of 4 RTX 4090s: 4); None: the catalog's most per
+    host for the card (blind w49-05: 8 owned 4090s were split into 4 desktops of 2)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -118,6 +128,10 @@ class Workload(_Strict):
     kind: Literal["train", "serve", "local"]
     model: str
     mode: Literal["full", "lora", "qlora", "freeze"] = "qlora"
+    lora_rank: Annotated[int | None, _n("lora_rank")] = None
+    """LoRA / QLoRA adapter rank (None: 16, PEFT's and LLaMA-Factory's common default)."""
+    lora_targets: str | None = None
+    """Modules the adapters sit on: `all-linear` (the default) or a list such as `q,v`."""
     dataset_tokens: Annotated[float | None, _n("dataset_tokens")] = None
     samples: Annotated[int | None, _n("samples")] = None
     seq_len: Annotated[int, _n("context")] = 2048
@@ -181,6 +195,23 @@ class Workload(_Strict):
             return self
         total = max(self.target_tokens_per_s or 0.0, each * self.concurrency)
         return self.model_copy(update={"target_tokens_per_s": total})
+
+    @model_validator(mode="after")
+    def _known_targets(self) -> Workload:
+        """Adapter targets are module names the estimate knows (an unknown one names them)."""
+        from gpuwise.errors import UserError
+
+        try:
+            self.adapter_targets()
+        except UserError as e:
+            raise UserError("plan.bad_lora_targets", **e.params) from None
+        return self
+
+    def adapter_targets(self) -> tuple[str, ...]:
+        """The modules LoRA adapters sit on (all linear layers unless the scenario says)."""
+        from gpuwise.estimate.request import ALL_LINEAR, parse_targets
+
+        return parse_targets(self.lora_targets) if self.lora_targets else ALL_LINEAR
 
     _assumed_batch: int | None = PrivateAttr(default=None)
     """The global batch the plan takes where a full fine-tune or pre-training run sets none
@@ -268,9 +299,10 @@ class Scenario(_Strict):
     """Where owned machines sit; only a server room or a data centre adds facility overhead
     (PUE); a colocation space adds its rent per contracted kW too. None: at home for an
     individual, in an office for a company (no PUE either way)."""
-    tariff: str | None = None
+    tariff: Annotated[str | None, BeforeValidator(_number_as_text)] = None
     """An electricity tariff preset id (owning.toml) or a price per kWh in `currency`; None: the
-    default tariff of the entity's kind in the region."""
+    default tariff of the entity's kind in the region (`tariff: 0.75` is read as 0.75 a kWh:
+    blind w49-05 had to quote it)."""
     public_api: bool = False
     """The service is a public API with users who expect it up (an SLA): a rental in a data
     centre is preferred to a marketplace host."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gpuwise.advise.billing import cheapest_billing
 from gpuwise.advise.candidates import Candidate, CandidateSet
 from gpuwise.advise.companions import companion_bytes, companion_loads
-from gpuwise.advise.engines import EngineChoice, choose_engine
+from gpuwise.advise.engines import EngineChoice, choose_engine, without_model_kernels
 from gpuwise.advise.evaluate import Option, incomplete_capex, price
 from gpuwise.advise.failover import price_public_api_failover
 from gpuwise.advise.host_arch import flag_arm_hosts
@@ -33,7 +33,7 @@ from gpuwise.advise.owned_extend import (
     same_card_extensions,
     without_card_format,
 )
-from gpuwise.advise.quality import quality_floor_risk
+from gpuwise.advise.quality import job_floors, quality_floor_risk
 from gpuwise.advise.reasons import features_of, option_risks
 from gpuwise.advise.regions import (
     flag_mainland_rentals,
@@ -67,6 +67,8 @@ class Search:
     fitted: set[str] = field(default_factory=set)
     tried: dict[str, float] = field(default_factory=dict)
     refused: dict[str, list[str]] = field(default_factory=dict)
+    refused_why: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """A refused card's first reason (en, zh): the engine's verdict on its first format."""
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
@@ -137,9 +139,8 @@ def _search(
         """The engine and formats for a card, chosen once (owned: the fallback engines too)."""
         if (gpu.id, owned) not in choices:
             native = model.weight_format_hint
-            choices[(gpu.id, owned)] = choose_engine(
-                s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model)
-            )
+            choice = choose_engine(s, gpu, mc, rows, feats, tag_quant, native, owned, pools(model))
+            choices[(gpu.id, owned)] = without_model_kernels(model, gpu, choice)
         return choices[(gpu.id, owned)]
 
     sized_cache: dict[tuple[str, int, ScaleOut, str, bool], Sized | None] = {}
@@ -147,10 +148,13 @@ def _search(
     owned_all = {(cat.gpu(o.gpu).id, o.count) for o in s.owns}  # said unfit only when all are
     floor = reading_floor(cat, s)
     batch_bits = values["batch_quality_floor_bits"] if s.workload.batch_requests() else None
-    floors = (
+    shipped = model.weight_format_hint
+    floors = job_floors(
         batch_bits,
         None if s.workload.kind == "train" else values["interactive_quality_floor_bits"],
+        weight_bits(mc, shipped) if shipped else None,
     )
+    batch_bits = floors[0]
     memo: dict[tuple[object, ...], Any] = {}  # memory estimates, shared across cards
     beside = companion_bytes(cat, s.workload.companion_names(), mc) if s.workload.companions else 0
     loads = companion_loads(cat, s.workload.companions)
@@ -180,6 +184,9 @@ def _search(
         choice = choice_of(gpu, c.already_owned)
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
+            if choice.refused:
+                first = choice.refused[0][1]
+                out.refused_why[gpu.id] = (first.note_en, first.note_zh)
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue

@@ -89,6 +89,15 @@ def legacy_driver_risk(cat: Catalog, o: Option) -> None:
         o.risks.append(("risk.legacy_driver", {"gpu": g.name, "branch": row.last_driver_branch}))
 
 
+def modified_card_risk(o: Option) -> None:
+    """A card bought that was modified after sale (catalog `modified`: memory chips replaced,
+    as on the 22 GB RTX 2080 Ti of China's second-hand market): no vendor warranty and a fault
+    rate nobody publishes, which a buyer weighs beside its price (blind w48-02)."""
+    g = o.candidate.gpu
+    if o.candidate.kind == "own" and not o.candidate.already_owned and g.modified:
+        o.risks.append(("risk.modified_card", {"gpu": g.name}))
+
+
 def site_rules(plan: Plan) -> list[tuple[str, dict[str, Any]]]:
     """The licence rule, once, naming the first GeForce option it concerns (ranked, then
     those a limit blocked), so a user who owns one hears it even when it is ranked low."""

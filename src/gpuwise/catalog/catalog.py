@@ -119,7 +119,7 @@ class Catalog:
                 if model_id is not None:
                     break
         if model_id is None and "/" in name:
-            model_id = self._training_stage_sibling(name)
+            model_id = self._training_stage_sibling(name) or self._rehosted(name)
         if model_id is None:
             display = {m.id: m.id for m in self.models}
             raise UserError(
@@ -129,7 +129,9 @@ class Catalog:
             )
         return next(m for m in self.models if m.id == model_id)
 
-    def _training_stage_sibling(self, name: str) -> str | None:
+    def _training_stage_sibling(
+        self, name: str, by_name: dict[str, set[str]] | None = None
+    ) -> str | None:
         """A Hugging Face repo named for another training stage of a model the catalog has:
         Qwen/Qwen3-8B-Base, …-Instruct, …-Chat, google/gemma-3-27b-pt / -it. The pre-trained and
         the tuned checkpoints of one release share their config.json (layers, heads, sizes),
@@ -141,9 +143,33 @@ class Catalog:
             if not sep or last.lower() not in TRAINING_STAGE_WORDS:
                 return None
             repo = stem
-            found = self.model_index.get(normalize(repo))
+            if by_name is not None:  # a re-hosted copy: its name part against repository names
+                ids = by_name.get(normalize(repo.rpartition("/")[2]), set())
+                found = next(iter(ids)) if len(ids) == 1 else None
+            else:
+                found = self.model_index.get(normalize(repo))
             if found is not None:
                 return found
+
+    def _rehosted(self, name: str) -> str | None:
+        """A copy of a catalog repository under another account (unsloth/, RedHatAI/,
+        bartowski/ re-host the weights under the model's own name): the repository name alone
+        finds it where exactly one model has a repository of that name."""
+        by_name: dict[str, set[str]] = self.derived("repo_names", self._repo_names)
+        stem = normalize(name.rstrip("/").rpartition("/")[2])
+        found = by_name.get(stem, set())
+        if len(found) == 1:
+            return next(iter(found))
+        sibling = self._training_stage_sibling(f"any/{name.rpartition('/')[2]}", by_name)
+        return sibling
+
+    def _repo_names(self) -> dict[str, set[str]]:
+        """Model ids by the name part of their Hugging Face repositories."""
+        out: dict[str, set[str]] = {}
+        for m in self.models:
+            for repo in m.hf_repos:
+                out.setdefault(normalize(repo.rpartition("/")[2]), set()).add(m.id)
+        return out
 
     def sources_of(self, entry: Sourced) -> list[Source]:
         """The sources an entry's numbers come from."""

@@ -22,6 +22,7 @@ from gpuwise.catalog.catalog import Catalog
 from gpuwise.catalog.local import looks_like_path, read_local_model
 from gpuwise.catalog.ollama_tags import is_ollama_name, ollama_quant
 from gpuwise.catalog.schema import LlmModel
+from gpuwise.errors import UserError
 
 TAG_FILE_ENGINES = ("ollama", "llama.cpp")
 """Engines that run Ollama's GGUF files, where a tag's format is the weights' format."""
@@ -86,10 +87,69 @@ class ModelReading:
         }
 
 
+CHECKPOINT_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("-fp8-dynamic", "fp8"),
+    ("-fp8-block", "fp8"),
+    ("-fp8", "fp8"),
+    ("-awq", "int4-awq"),
+    ("-gptq-int4", "int4-gptq"),
+    ("-gptq-int8", "int8-gptq"),
+    ("-quantized.w8a8", "int8-w8a8"),
+    ("-w8a8", "int8-w8a8"),
+    ("-bnb-4bit", "nf4"),
+)
+"""How Hugging Face repositories name a quantized copy of a model (Qwen's `-FP8`, `-AWQ`,
+`-GPTQ-Int4`; Red Hat's `-FP8-dynamic` and `-quantized.w8a8`; Unsloth's `-bnb-4bit`), and the
+catalog weight format each holds."""
+
+
+def _checkpoint_format(name: str) -> tuple[str, str] | None:
+    """(the base repository, the weight format) of a repository id naming a quantized copy."""
+    if "/" not in name:
+        return None
+    low = name.lower()
+    for suffix, fmt in CHECKPOINT_SUFFIXES:
+        if low.endswith(suffix):
+            return name[: -len(suffix)], fmt
+    return None
+
+
+def _as_stored(cat: Catalog, name: str) -> LlmModel | None:
+    """The model a quantized checkpoint's repository id names, its weights in that format
+    (a user who names `Qwen/Qwen3-235B-A22B-FP8` loads 8-bit weights, not bf16 ones: blind
+    w48-01); None for another name. One object per catalog, so memos keyed by the model hold."""
+    found = _checkpoint_format(name)
+    if found is None:
+        return None
+    base, fmt = found
+    try:
+        model = cat.model(name)
+    except UserError:
+        try:
+            model = cat.model(base)
+        except UserError:
+            return None  # the plain lookup of `name` says what is unknown
+    return cat.derived(
+        ("checkpoint", model.id, fmt),
+        lambda: model.model_copy(
+            update={
+                "weight_format_hint": fmt,
+                "hint_rest_bits": None,
+                "weight_bytes_exact": None,  # the sizes of other files than these
+                "weight_dtype": None,
+            }
+        ),
+    )
+
+
 def read_model_name(cat: Catalog, name: str) -> ModelReading:
-    """The one reading of `name` (a path, an Ollama tag, or any catalog name of a model)."""
+    """The one reading of `name` (a path, an Ollama tag, a quantized checkpoint's repository
+    id, or any catalog name of a model)."""
     if looks_like_path(name):
         return ModelReading(name, read_local_model(Path(name).expanduser()), "path")
+    stored = _as_stored(cat, name)
+    if stored is not None:
+        return ModelReading(name, stored, "catalog")
     model = cat.model(name)
     if is_ollama_name(cat, name):
         return ModelReading(name, model, "ollama", ollama_quant(cat, name))

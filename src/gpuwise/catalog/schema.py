@@ -319,6 +319,21 @@ class LlmModel(Sourced):
     where the hinted format quantizes only the experts and the rest is not 16-bit (DeepSeek-V4:
     FP8 in 128 × 128 blocks). None: 16 bits, as gpt-oss ships them."""
 
+    engine_architectures: dict[str, list[str]] = Field(default_factory=dict)
+    """Engines whose CUDA kernels for this model run only on some SM versions (the names of
+    estimate.speed_keys.kernel_arch, `Hopper sm_90`; other backends are not restricted by it),
+    sourced: DeepSeek-V4 on vLLM needs
+    DeepGEMM and FlashMLA, which exist for sm_90 and sm_100 (blind w49-01: planned on SM120
+    cards that no mainline engine runs it on). An engine not listed runs it wherever its
+    formats run."""
+    engine_architectures_sources: list[str] = Field(default_factory=list)
+    """The source ids that say where those kernels exist (the table is a dict, so it is
+    sourced as a whole here rather than through `field_sources`)."""
+
+    def source_ids(self) -> list[str]:
+        """Default, per-field and kernel-table sources."""
+        return list(dict.fromkeys([*super().source_ids(), *self.engine_architectures_sources]))
+
     @model_validator(mode="after")
     def _shapes_consistent(self) -> LlmModel:
         if self.active_params_b > self.params_b * 1.0001:

@@ -164,6 +164,10 @@ class Offer(Sourced):
     network_gbps: PositiveFloat | None = None
     """The instance's scale-out network to other instances (Gb/s, all its NICs): what a job
     across machines talks over. None: not published (the planner assumes plain Ethernet)."""
+    machine_unconfirmed: bool = False
+    """The sources price one GPU but do not say what machine it is rented in: it may be let
+    only as a whole multi-GPU node (a per-GPU rate of an 8-GPU HGX server), so a plan on one
+    of them says so (risk `machine_unconfirmed`; blind w49-03)."""
     published: dt.date | None = None
     """The date the offer's prices were stated, when it differs from the source's."""
     origin: Literal["catalog", "feed", "user"] = "catalog"

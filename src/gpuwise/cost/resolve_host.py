@@ -46,6 +46,10 @@ class OwnOptions:
     """The host is a PC the user has and runs anyway: no host price and no host power."""
     buyer: Buyer | None = None
     """Who buys (gpuwise.cost.channel): a company pays new prices only; None: a person."""
+    server_grade: bool = False
+    """A company's service kept up around the clock: its host is a workstation or a server
+    (ECC memory, remote management, parts rated for continuous duty), never a home desktop
+    (blind w47-03: two 600 W cards for a hospital's 24/7 service in a USD 65 mid-tower)."""
     idle_cards: int = 0
     """Owned cards in the same powered machine the job leaves unused: they draw their idle
     power while it runs (blind w28-05: 1 of 4 owned V100s was charged as if the 3 others
@@ -84,6 +88,7 @@ def _platform(
     name: str | None,
     site: str | None = None,
     workload: str | None = None,
+    server_grade: bool = False,
 ) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
     datacenter card needs a server's forced airflow) and whose RAM is sized for their VRAM
@@ -104,7 +109,7 @@ def _platform(
             for p in sorted(platforms, key=lambda p: _capacity(p, parts))
             if p.max_gpu_memory_gb is None or vram_gb <= p.max_gpu_memory_gb * ram_rule
         ]
-    if not name and site in RACK_SITES:
+    if not name and (site in RACK_SITES or server_grade):
         fits = [p for p in fits if p.pue != "home"]
     for p in fits:
         takes = gpu.form_factor in p.form_factors and gpu.cooling in p.coolings
@@ -142,16 +147,21 @@ class Host:
 def _psu(
     cat: Catalog, ctx: Context, gpu: Gpu, count: int, notes: list[Note], prices: list[PriceRef]
 ) -> tuple[tuple[str, float] | None, float | None]:
-    """The cheapest PSU big enough for the cards' TDP (psu_sizing), and the watts it needs."""
+    """The cheapest PSU big enough for the cards' TDP (psu_sizing), and the watts it needs;
+    where no single PSU is, two of the cheapest that each carry half (a dual-PSU build, as
+    4-card workstations of 450-600 W cards are built), said in a note."""
     sizing: Sequence[PsuSizing] = cat.extra("psu_sizing")
     if not gpu.tdp_w or not sizing:
         return None, None
     s = sizing[0]
     psu_w = psu_watts(s.base_system_w, gpu.tdp_w * gpu.devices_per_card, count, s.headroom_factor)
     parts = [p for p in cat.extra("host_part") if p.kind == "psu"]
-    psu_id = pick_psu(  # PSUs are rated in whole watts
-        round(psu_w), [(p.id, p.watts or 0.0, ctx.money(p.price, p.currency)) for p in parts]
-    )
+    offered = [(p.id, p.watts or 0.0, ctx.money(p.price, p.currency)) for p in parts]
+    units, psu_id = 1, pick_psu(round(psu_w), offered)  # PSUs are rated in whole watts
+    if psu_id is None and count > 1:
+        units, psu_id = DUAL_PSU, pick_psu(round(psu_w / DUAL_PSU), offered)
+        if psu_id is not None:
+            notes.append(Note.of("cost.note_dual_psu", watts=round(psu_w), units=units))
     if psu_id is None:
         notes.append(Note.of("cost.note_no_psu", watts=round(psu_w)))
         return None, psu_w
@@ -159,7 +169,13 @@ def _psu(
     prices.append(
         ctx.ref(f"part:{psu_id}", part.price, part.currency, "part", part.date, part.source)
     )
-    return (psu_id, ctx.money(part.price, part.currency)), psu_w
+    return (psu_id, units * ctx.money(part.price, part.currency)), psu_w
+
+
+DUAL_PSU = 2
+"""Power supplies a build that no single catalog PSU can feed takes (each feeding half the
+cards through its own cables; the second is started with the first by an adapter or by a
+chassis made for two)."""
 
 
 def _host(
@@ -214,6 +230,23 @@ def _server_host_estimate(
     return Host(fraction * cards_total, (), [], host.psu_w)
 
 
+def _note_server_grade(
+    cat: Catalog,
+    gpu: Gpu,
+    count: int,
+    platform: HostPlatform,
+    opts: OwnOptions,
+    notes: list[Note],
+) -> None:
+    """Say so where the continuous-duty rule, not the cards, chose a bigger host."""
+    try:
+        plain = _platform(cat, gpu, count, None, opts.site, opts.workload)
+    except UserError:
+        return
+    if plain.id != platform.id:
+        notes.append(Note.of("cost.note_server_grade", platform=platform.id, plain=plain.id))
+
+
 WHOLE_SYSTEM = "whole-system"
 """The platform of a machine sold whole (an Apple Mac): its price already includes the host."""
 
@@ -231,7 +264,11 @@ def build_host(
     """The platform the cards go in and the host's price (a Mac is a whole system)."""
     if gpu.whole_system:
         return WHOLE_SYSTEM, None, Host(0.0, (), [], None)
-    platform = _platform(cat, gpu, count, opts.platform, opts.site, opts.workload)
+    platform = _platform(
+        cat, gpu, count, opts.platform, opts.site, opts.workload, opts.server_grade
+    )
+    if opts.server_grade and not opts.platform and not opts.owned:
+        _note_server_grade(cat, gpu, count, platform, opts, notes)
     in_price = _host_in_price(gpu, ctx, opts.card_price, opts.buyer)
     if opts.host_price is None and not opts.owned and in_price:
         notes.append(Note.of("cost.note_host_in_price", gpu=gpu.id))

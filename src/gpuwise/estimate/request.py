@@ -28,6 +28,8 @@ STRATEGIES = (
 ATTENTIONS = ("flash", "sdpa", "eager")
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "embed", "lm_head")
 ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
+DEFAULT_LORA_RANK = 16
+"""The adapter rank where none is given: PEFT's and LLaMA-Factory's common default."""
 TRAIN_MODULES = ("embed", "lm_head", "norm")
 
 
@@ -51,7 +53,7 @@ class MemoryRequest:
     grad_checkpointing: bool = True
     fused_optimizer_step: bool = False
     attention: str | None = None
-    lora_rank: int = 16
+    lora_rank: int = DEFAULT_LORA_RANK
     lora_targets: tuple[str, ...] = ALL_LINEAR
     train_modules: tuple[str, ...] = ()
     gpus: int = 1

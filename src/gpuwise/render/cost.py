@@ -145,8 +145,9 @@ def prices_table(report: CostReport) -> Table:
 def _note_text(n: NoteEntry) -> str:
     """A note in the user's language, its ids (platform, site, billing) named."""
     params = dict(n.params)
-    if "platform" in params:
-        params["platform"] = t(f"platform.{params['platform']}")
+    for key in ("platform", "plain"):
+        if key in params:
+            params[key] = t(f"platform.{params[key]}")
     if "site" in params:
         params["site"] = t(f"site.{params['site']}")
     if "billing" in params:
