@@ -77,10 +77,18 @@ def _serves_public_api(s: Scenario) -> bool:
     return s.public_api and s.workload.kind == "serve"
 
 
+def keeps_a_spare(s: Scenario) -> bool:
+    """A service that keeps a spare copy: a public API's by default, any service's the user
+    asks for (`standby: hot`; blind w50-04: an insurer's internal service asked for a spare
+    and the plan dropped it without a word)."""
+    return s.workload.kind == "serve" and (s.public_api or s.standby == "hot")
+
+
 def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
-    """Add the spare replica (in place) to each option of a public API service that carries
-    no standby yet; with `standby: cold`, say instead that none runs."""
-    if not _serves_public_api(s):
+    """Add the spare replica (in place) to each option of a service that keeps one
+    (`keeps_a_spare`) and carries no standby yet; with `standby: cold`, say instead that
+    none runs."""
+    if not keeps_a_spare(s):
         return
     for o in options:
         if "standby_replica" in o.cost.items:
@@ -100,7 +108,8 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
             o.risks.append((key, params))
             continue
         o.cost = replace(o.cost, items={**o.cost.items, "failover_replica": spare})
-        o.rules.append(("public-api-failover", {"replicas": o.sized.replicas}))
+        rule = "public-api-failover" if s.public_api else "asked-failover"
+        o.rules.append((rule, {"replicas": o.sized.replicas}))
 
 
 def cold_standby_risk(o: Option, spare: float) -> tuple[str, dict[str, object]]:

@@ -13,6 +13,7 @@ from typing import Any
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.report_model import Answers
 from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost.compare import BreakEven, break_even
 from gpuwise.cost.model import DAYS_PER_MONTH, busy_hours_per_month
 from gpuwise.cost.own import own_cost
@@ -82,10 +83,14 @@ def break_even_runs(own: Option, rent: Option, runs_per_month: float) -> float |
     """Runs a month above which owning costs less: owning is fixed (hardware, upkeep, less
     resale) plus its electricity, which grows with the runs; renting grows with the runs as a
     whole. fixed + power × r/r0 = rent × r/r0 gives r = r0 × fixed / (rent − power); None where
-    a run costs less on the owned side's power than rented, never."""
+    a run costs less on the owned side's power than rented, or where the break-even needs more
+    runs than a month has hours for on the owned machine: never."""
     power = own.cost.items.get("electricity", 0.0)
     fixed = own.cost.total - power
     per_run_gap = rent.cost.total - power
     if per_run_gap <= 0:
         return None
-    return round(runs_per_month * fixed / per_run_gap, 1) + 0.0
+    runs = round(runs_per_month * fixed / per_run_gap, 1) + 0.0
+    if own.time_hours and runs * own.time_hours > HOURS_PER_MONTH:
+        return None  # more runs than the owned machine has hours for: it never breaks even
+    return runs  # (blind w50-02: "breaks even at 239.9 runs a month" of 11 hours each)

@@ -38,6 +38,13 @@ def _in_codes(codes: tuple[str, ...], code: str) -> bool:
     return any(_code_matches(p, code) for p in codes)
 
 
+def _region_key(name: str) -> str:
+    """A region name compared without case, spaces or dashes; a name of Chinese characters
+    as written (the catalog's `normalize` keeps ASCII only, so every Chinese name read as ''
+    and `region: 日本` or `英国` matched China's alias first)."""
+    return normalize(name) or name.strip().lower()
+
+
 def find_region(cat: Catalog, name: str) -> Region | None:
     """The region a scenario names (None for 'any'); unknown names are one clear error.
 
@@ -46,9 +53,9 @@ def find_region(cat: Catalog, name: str) -> Region | None:
     if name.strip().lower() in ANY:
         return None
     regions: Sequence[Region] = cat.extra("region")
-    key = normalize(name)
+    key = _region_key(name)
     for r in regions:
-        if key in (normalize(n) for n in (r.id, r.name_en, r.name_zh, *r.aliases)):
+        if key in (_region_key(n) for n in (r.id, r.name_en, r.name_zh, *r.aliases)):
             return r
     codes = {c for o in cat.offers for c in o.regions}
     exact = next((c for c in codes if c.lower() == name.strip().lower()), None)

@@ -56,13 +56,14 @@ def with_assumed_concurrency(cat: Catalog, s: Scenario) -> tuple[Scenario, int |
     service was judged by single-stream speed and answered with dozens of machines (blind
     w10-03, w10-06). A one-off batch (`samples`) with no concurrency runs as many prompts at
     once as that running batch holds, as vLLM's offline `LLM.generate` does with a list of
-    prompts: sized one prompt after another, 20 M samples took 843,906 hours (blind w12-05).
+    prompts: sized one prompt after another, 20 M samples took 843,906 hours (blind w12-05);
+    an embedder's batch too (blind w50-03: 20B tokens of documents sized one at a time).
     Returns the scenario unchanged, and None, where nothing is assumed."""
     w = s.workload
     if w.kind != "serve" or "concurrency" in w.model_fields_set:
         return s, None
-    if pools(workload_model(cat, s)[0]):
-        return s, None
+    if pools(workload_model(cat, s)[0]) and not w.batch_requests():
+        return s, None  # a service of embeddings: the load says its own inputs in flight
     cap = int(plan_value(cat, "assumed_concurrency_cap"))
     if w.batch_requests():  # an offline batch keeps the engine's running batch full
         n = max(1, min(cap, w.batch_requests()))
