@@ -101,3 +101,15 @@ def test_an_internal_service_that_asks_for_a_spare_gets_one(cat: Catalog) -> Non
     assert spared
     assert all(any(r == "asked-failover" for r, _ in o.rules) for o in spared)
     assert not any("failover_replica" in o.cost.items for o in plain.options)
+
+
+def test_a_country_of_a_region_pays_its_own_tariff_and_keeps_the_regions_offers(
+    cat: Catalog,
+) -> None:
+    """Blind w50-05: `region: germany` was charged the EU household average, not Germany's."""
+    from gpuwise.cost.power import default_tariff
+
+    assert default_tariff(cat, "EUR", "household", "germany") == "de-residential"
+    assert default_tariff(cat, "EUR", "household", "德国") == "de-residential"
+    assert default_tariff(cat, "EUR", "household", "eu") != "de-residential"
+    assert find_region(cat, "germany") == find_region(cat, "eu")  # the EU's offers

@@ -51,6 +51,10 @@ class Region(Sourced):
     """The wider region a country lies in (japan in asia-pacific): its tariffs and market apply
     where the country has none of its own; the country's own `codes` keep its offers apart, so
     a plan for India never ranks a Tokyo VM as if it were in India (blind w35-02)."""
+    countries: dict[str, str] = Field(default_factory=dict)
+    """Aliases that name one country of the region, with its ISO code: `region: germany` takes
+    the EU's offers and the German tariffs (blind w50-05: the EU household average was charged
+    where the catalog has Germany's)."""
 
 
 class StepBudget(Sourced):

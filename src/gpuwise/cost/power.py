@@ -162,6 +162,8 @@ def region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
         regions = {r.id: r for r in cat.extra("region")}
         for r in regions.values():
             if r.id == key or any(c.lower() == key for c in (*r.codes, *r.aliases)):
+                country = r.countries.get(key)
+                chain += [country.lower()] if country else []  # germany: DE's tariffs first
                 chain.append(r.id)
                 wider = regions.get(r.within) if r.within else None  # japan lies in asia-pacific
                 chain += [wider.id] if wider is not None else []
