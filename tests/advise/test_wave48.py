@@ -4,30 +4,18 @@ and quantized or re-hosted checkpoints named by their repository (w48-01)."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pytest
 
-from gpuwise.advise.plan import make_plan
 from gpuwise.advise.quality import QUALITY_FLOOR_RISKS, job_floors
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.advise.workload import workload_model
-from gpuwise.catalog import Catalog, load_catalog
+from gpuwise.catalog import Catalog
 from gpuwise.catalog.reading import read_model_name
 from gpuwise.errors import UserError
-
-TODAY = dt.date(2026, 12, 7)
-
-
-@pytest.fixture(scope="module")
-def cat() -> Catalog:
-    return load_catalog()
-
-
-def _plan(cat: Catalog, doc: dict[str, Any]) -> Any:
-    return make_plan(cat, parse_scenario(doc, "t"), TODAY)
-
+from tests.advise.invariants import check_plan
+from tests.advise.wave_plans import plan_of
 
 SERVICE: dict[str, Any] = {
     "workload": {"kind": "serve", "model": "qwen3-8b", "concurrency": 8,
@@ -42,7 +30,7 @@ def _home_platforms(cat: Catalog) -> set[str]:
 
 
 def test_a_companys_24_7_service_buys_no_home_desktop(cat: Catalog) -> None:
-    plan = _plan(cat, {**SERVICE, "entity": "company"})
+    plan = plan_of(cat, {**SERVICE, "entity": "company"})
     bought = [o for o in (*plan.options, *plan.infeasible) if o.candidate.kind == "own"]
     assert bought
     assert not [o.platform for o in bought if o.platform in _home_platforms(cat)]
@@ -52,7 +40,7 @@ def test_a_companys_24_7_service_buys_no_home_desktop(cat: Catalog) -> None:
 
 def test_a_person_or_a_daytime_service_keeps_the_desktop(cat: Catalog) -> None:
     for changes in ({"entity": "individual"}, {"entity": "company", "hours_per_day": 10}):
-        plan = _plan(cat, {**SERVICE, **changes})
+        plan = plan_of(cat, {**SERVICE, **changes})
         bought = [o for o in plan.options if o.candidate.kind == "own"]
         assert any(o.platform in _home_platforms(cat) for o in bought), changes
         assert not any(r == "server-grade-host" for o in bought for r, _ in o.rules)
@@ -68,7 +56,7 @@ def test_floors_never_exceed_the_bits_a_model_ships_in() -> None:
 def test_a_batch_on_a_model_shipped_in_mxfp4_is_not_below_its_quality_floor(
     cat: Catalog,
 ) -> None:
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "batch", "model": "gpt-oss-120b", "samples": 100000,
                      "prompt_tokens": 500, "gen_tokens": 2000},
         "deadline_days": 21, "region": "us", "currency": "USD", "entity": "company",
@@ -86,8 +74,8 @@ LORA: dict[str, Any] = {
 
 
 def test_the_scenarios_lora_rank_sizes_the_adapters(cat: Catalog) -> None:
-    plan16 = _plan(cat, LORA)
-    plan64 = _plan(cat, {**LORA, "workload": {**LORA["workload"], "lora_rank": 64}})
+    plan16 = plan_of(cat, LORA)
+    plan64 = plan_of(cat, {**LORA, "workload": {**LORA["workload"], "lora_rank": 64}})
     by16 = {o.candidate.gpu.id: o for o in plan16.options if o.candidate.kind == "rent"}
     by64 = {o.candidate.gpu.id: o for o in plan64.options if o.candidate.kind == "rent"}
     both = by16.keys() & by64.keys()
@@ -155,7 +143,7 @@ def test_unpriced_rental_items_rank_at_what_the_other_rentals_pay(cat: Catalog) 
 
     from gpuwise.advise.margin import option_ranking_total
 
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "train", "model": "llama-3.3-70b", "mode": "lora",
                      "dataset_tokens": 300_000_000, "seq_len": 8192, "runs_per_month": 0.3333},
         "deadline_days": 5, "months": 24, "region": "us", "currency": "USD",
@@ -176,9 +164,8 @@ def test_unpriced_rental_items_rank_at_what_the_other_rentals_pay(cat: Catalog) 
 def test_a_card_added_to_an_owned_server_powers_its_host_once(cat: Catalog) -> None:
     """Found by the random-scenario invariant: a card bought for an owned RTX 4060's machine in
     a server room had the host's power on both the kept card's bill and the added card's."""
-    from tests.advise.invariants import check_plan
 
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "local", "model": "qwen2.5:7b", "concurrency": 7, "context": 8192},
         "months": 1, "hours_per_day": 1, "region": "any", "currency": "CNY",
         "data_may_leave": False, "owns": [{"gpu": "rtx-4060", "count": 1}],

@@ -4,27 +4,14 @@ machines joined over an unpublished network (w49-02), an offer whose machine is 
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pytest
 
-from gpuwise.advise.plan import make_plan
 from gpuwise.advise.ranking import rank_key, rented_cluster_unknown
 from gpuwise.advise.scenario import parse_scenario
-from gpuwise.catalog import Catalog, load_catalog
-
-TODAY = dt.date(2026, 12, 7)
-
-
-@pytest.fixture(scope="module")
-def cat() -> Catalog:
-    return load_catalog()
-
-
-def _plan(cat: Catalog, doc: dict[str, Any]) -> Any:
-    return make_plan(cat, parse_scenario(doc, "t"), TODAY)
-
+from gpuwise.catalog import Catalog
+from tests.advise.wave_plans import plan_of
 
 OWNED: dict[str, Any] = {
     "workload": {"kind": "serve", "model": "qwen3-30b-a3b", "concurrency": 16,
@@ -40,11 +27,11 @@ def _owned_layouts(plan: Any) -> set[tuple[int, int]]:
 
 
 def test_owned_cards_sit_as_many_to_a_machine_as_the_user_says(cat: Catalog) -> None:
-    stated = _plan(cat, {**OWNED, "owns": [{"gpu": "rtx-4090", "count": 8, "per_machine": 4}]})
+    stated = plan_of(cat, {**OWNED, "owns": [{"gpu": "rtx-4090", "count": 8, "per_machine": 4}]})
     assert (2, 4) in _owned_layouts(stated)  # two 4-card servers joined
     assert (1, 4) in _owned_layouts(stated)  # one of them alone
     assert not any(k == "plan.note_owned_per_machine" for k, _ in stated.assumptions)
-    assumed = _plan(cat, {**OWNED, "owns": [{"gpu": "rtx-4090", "count": 8}]})
+    assumed = plan_of(cat, {**OWNED, "owns": [{"gpu": "rtx-4090", "count": 8}]})
     per_host = cat.gpu("rtx-4090").max_per_host
     assert per_host is not None and per_host < 4
     assert (8 // per_host, per_host) in _owned_layouts(assumed)
@@ -66,7 +53,7 @@ PRETRAIN: dict[str, Any] = {
 
 
 def test_rentals_joined_over_an_unpublished_network_rank_after_the_others(cat: Catalog) -> None:
-    plan = _plan(cat, PRETRAIN)
+    plan = plan_of(cat, PRETRAIN)
     key = rank_key(plan.scenario)
     unknown = [o for o in plan.options if rented_cluster_unknown(plan.scenario, o)]
     assert unknown and not rented_cluster_unknown(plan.scenario, plan.options[0])
@@ -77,7 +64,7 @@ def test_rentals_joined_over_an_unpublished_network_rank_after_the_others(cat: C
 
 
 def test_an_offer_whose_machine_is_unconfirmed_says_so(cat: Catalog) -> None:
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "serve", "model": "qwen3-30b-a3b", "concurrency": 40,
                      "prompt_tokens": 8000, "gen_tokens": 400,
                      "target_tokens_per_s_per_request": 30},
@@ -100,8 +87,8 @@ def test_a_persons_porting_is_a_risk_not_a_wage(cat: Catalog) -> None:
         "months": 36, "hours_per_day": 4, "region": "us", "currency": "USD",
         "data_may_leave": False, "consider": ["ryzen-ai-max-395"],
     }  # fmt: skip
-    person = _plan(cat, {**base, "entity": "individual"})
-    company = _plan(cat, {**base, "entity": "company"})
+    person = plan_of(cat, {**base, "entity": "individual"})
+    company = plan_of(cat, {**base, "entity": "company"})
 
     def ryzen(p: Any) -> Any:
         every = (*p.options, *p.infeasible, *p.unchecked)
@@ -116,7 +103,7 @@ def test_a_card_without_the_shipped_format_runs_a_requantized_copy(cat: Catalog)
     """Blind w49-01: DeepSeek-V4-Flash ships MXFP4 experts, which Ascend does not run; every
     Ascend option vanished with no line. vllm-ascend serves it from a W8A8 copy: the options
     are sized in a format the card runs, with the risk that says a copy is needed."""
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "serve", "model": "deepseek-v4-flash", "concurrency": 60,
                      "prompt_tokens": 3000, "gen_tokens": 500},
         "months": 36, "hours_per_day": 24, "region": "cn", "currency": "CNY",
@@ -133,7 +120,7 @@ def test_a_card_without_the_shipped_format_runs_a_requantized_copy(cat: Catalog)
 
 def test_a_long_local_prompt_says_its_first_token_wait(cat: Catalog) -> None:
     """Blind w49-04: a stated 60k-token local prompt's wait appeared only with first_token_s."""
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "local", "model": "gpt-oss-120b", "context": 65536,
                      "prompt_tokens": 60000},
         "months": 36, "hours_per_day": 4, "region": "us", "currency": "USD",
@@ -152,7 +139,7 @@ def test_a_model_runs_only_where_its_engine_has_its_kernels(cat: Catalog) -> Non
 
     model = cat.model("deepseek-v4-flash")
     allowed = model.engine_architectures["vllm"]
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "serve", "model": "deepseek-v4-flash", "concurrency": 60,
                      "prompt_tokens": 3000, "gen_tokens": 500},
         "months": 36, "hours_per_day": 24, "region": "us", "currency": "USD",

@@ -4,27 +4,14 @@ and the United Kingdom is a region of its own (w50-03)."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pytest
 
-from gpuwise.advise.plan import make_plan
 from gpuwise.advise.regions import find_region
-from gpuwise.advise.scenario import parse_scenario
-from gpuwise.catalog import Catalog, load_catalog
+from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
-
-TODAY = dt.date(2026, 12, 7)
-
-
-@pytest.fixture(scope="module")
-def cat() -> Catalog:
-    return load_catalog()
-
-
-def _plan(cat: Catalog, doc: dict[str, Any]) -> Any:
-    return make_plan(cat, parse_scenario(doc, "t"), TODAY)
+from tests.advise.wave_plans import plan_of
 
 
 def test_an_embedding_batch_is_sized_at_the_engines_running_batch(cat: Catalog) -> None:
@@ -34,13 +21,13 @@ def test_an_embedding_batch_is_sized_at_the_engines_running_batch(cat: Catalog) 
         "deadline_days": 3, "region": "eu", "currency": "EUR", "entity": "company",
         "allow_spot": True,
     }  # fmt: skip
-    plan = _plan(cat, doc)
+    plan = plan_of(cat, doc)
     assert plan.options
     first = plan.options[0]
     assert first.sized.memory.inputs["batch"] > 1  # not one document at a time
     said = [k for k, _ in plan.assumptions if k == "plan.note_batch_concurrency_assumed"]
     assert said
-    one_at_a_time = _plan(cat, {**doc, "workload": {**doc["workload"], "concurrency": 1}})
+    one_at_a_time = plan_of(cat, {**doc, "workload": {**doc["workload"], "concurrency": 1}})
     same = [
         o
         for o in one_at_a_time.options
@@ -53,7 +40,7 @@ def test_an_embedding_batch_is_sized_at_the_engines_running_batch(cat: Catalog) 
 def test_a_break_even_needing_more_runs_than_hours_is_never(cat: Catalog) -> None:
     from gpuwise.advise.outcome import break_even_runs
 
-    plan = _plan(cat, {
+    plan = plan_of(cat, {
         "workload": {"kind": "train", "model": "qwen3-8b", "mode": "full",
                      "dataset_tokens": 2_000_000_000, "seq_len": 8192},
         "deadline_days": 7, "region": "cn", "currency": "CNY", "entity": "institution",
@@ -95,8 +82,8 @@ INTERNAL: dict[str, Any] = {
 
 def test_an_internal_service_that_asks_for_a_spare_gets_one(cat: Catalog) -> None:
     """Blind w50-04: `standby: hot` on an internal service was dropped without a word."""
-    asked = _plan(cat, {**INTERNAL, "standby": "hot"})
-    plain = _plan(cat, INTERNAL)
+    asked = plan_of(cat, {**INTERNAL, "standby": "hot"})
+    plain = plan_of(cat, INTERNAL)
     spared = [o for o in asked.options if "failover_replica" in o.cost.items]
     assert spared
     assert all(any(r == "asked-failover" for r, _ in o.rules) for o in spared)
