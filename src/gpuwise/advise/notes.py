@@ -53,9 +53,6 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     return out
 
 
-MODEL_KERNELS_MARK = "has no kernels for"
-"""The words of plan.model_kernels_missing (en) that mark a refusal by the model's kernels."""
-
 REFUSED_SHOWN = 4
 """Cards named in the note on cards no format runs on (the rest are in --json's refused)."""
 
@@ -66,18 +63,19 @@ def refused_cards_note(cat: Catalog, plan: Plan) -> list[Fired]:
     has no option on them at all."""
     refused = [g for g in plan.refused if g in plan.refused_why]
     # the model's own kernels missing first: a fact of this model, not of every plan on the card
-    model_first = sorted(refused, key=lambda g: MODEL_KERNELS_MARK not in plan.refused_why[g][0])
+    model_first = sorted(refused, key=lambda g: plan.refused_why[g].via != "model")
     shown = model_first[:REFUSED_SHOWN]
     if not shown:
         return []
     names = {g: cat.gpu(g).name for g in shown}
 
-    def named(g: str, lang: int, left: str, right: str) -> str:
-        why = _first_clause(plan.refused_why[g][lang])
+    def named(g: str, lang: str, left: str, right: str) -> str:
+        verdict = plan.refused_why[g]
+        why = _first_clause(verdict.note_zh if lang == "zh" else verdict.note_en)
         return f"{names[g]}{left}{why}{right}" if why else names[g]
 
-    en = "; ".join(named(g, 0, " (", ")") for g in shown)
-    zh = "；".join(named(g, 1, "（", "）") for g in shown)
+    en = "; ".join(named(g, "en", " (", ")") for g in shown)
+    zh = "；".join(named(g, "zh", "（", "）") for g in shown)
     return [("plan.note_cards_refused", {"cards_en": en, "cards_zh": zh})]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.report_model import Answers
 from gpuwise.advise.scenario import Scenario
+from gpuwise.catalog.precision import SupportVerdict
 from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
 from gpuwise.cost.compare import BreakEven, break_even
 from gpuwise.cost.model import DAYS_PER_MONTH, busy_hours_per_month
@@ -34,7 +35,7 @@ class Plan:
     suggestions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     unfit: list[tuple[str, float]] = field(default_factory=list)
     refused: dict[str, list[str]] = field(default_factory=dict)
-    refused_why: dict[str, tuple[str, str]] = field(default_factory=dict)
+    refused_why: dict[str, SupportVerdict] = field(default_factory=dict)
     set_aside: list[Option] = field(default_factory=list)
     unchecked: list[Option] = field(default_factory=list)
     assumptions: list[tuple[str, dict[str, Any]]] = field(default_factory=list)

@@ -48,6 +48,7 @@ from gpuwise.advise.workload import (
     workload_model,
 )
 from gpuwise.catalog import Catalog
+from gpuwise.catalog.precision import SupportVerdict
 from gpuwise.catalog.schema import Gpu
 from gpuwise.cost.resolve import Context
 from gpuwise.estimate.constants import MemoryConstants
@@ -67,8 +68,8 @@ class Search:
     fitted: set[str] = field(default_factory=set)
     tried: dict[str, float] = field(default_factory=dict)
     refused: dict[str, list[str]] = field(default_factory=dict)
-    refused_why: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """A refused card's first reason (en, zh): the engine's verdict on its first format."""
+    refused_why: dict[str, SupportVerdict] = field(default_factory=dict)
+    """A refused card's first reason: the engine's verdict on its first format."""
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
 
 
@@ -185,8 +186,7 @@ def _search(
         if not choice.quants:
             out.refused[gpu.id] = [q for q, _ in choice.refused]
             if choice.refused:
-                first = choice.refused[0][1]
-                out.refused_why[gpu.id] = (first.note_en, first.note_zh)
+                out.refused_why[gpu.id] = choice.refused[0][1]
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
             continue

@@ -130,38 +130,37 @@ class Catalog:
         return next(m for m in self.models if m.id == model_id)
 
     def _training_stage_sibling(
-        self, name: str, by_name: dict[str, set[str]] | None = None
+        self, name: str, lookup: Callable[[str], str | None] | None = None
     ) -> str | None:
         """A Hugging Face repo named for another training stage of a model the catalog has:
         Qwen/Qwen3-8B-Base, …-Instruct, …-Chat, google/gemma-3-27b-pt / -it. The pre-trained and
         the tuned checkpoints of one release share their config.json (layers, heads, sizes),
         so they are the same model to every estimate. Only stage words are dropped, never a
-        format (-FP8, -AWQ) or a release (-2507), which change what is loaded."""
+        format (-FP8, -AWQ) or a release (-2507), which change what is loaded. `lookup` finds
+        a stem (default: the catalog's own names)."""
+        find = lookup or (lambda repo: self.model_index.get(normalize(repo)))
         repo = name.rstrip("/")
         while True:
             stem, sep, last = repo.rpartition("-")
             if not sep or last.lower() not in TRAINING_STAGE_WORDS:
                 return None
             repo = stem
-            if by_name is not None:  # a re-hosted copy: its name part against repository names
-                ids = by_name.get(normalize(repo.rpartition("/")[2]), set())
-                found = next(iter(ids)) if len(ids) == 1 else None
-            else:
-                found = self.model_index.get(normalize(repo))
+            found = find(repo)
             if found is not None:
                 return found
 
     def _rehosted(self, name: str) -> str | None:
         """A copy of a catalog repository under another account (unsloth/, RedHatAI/,
-        bartowski/ re-host the weights under the model's own name): the repository name alone
-        finds it where exactly one model has a repository of that name."""
+        bartowski/ re-host the weights under the model's own name), or another training stage
+        of one: the repository name alone finds it where exactly one model has a repository of
+        that name."""
         by_name: dict[str, set[str]] = self.derived("repo_names", self._repo_names)
-        stem = normalize(name.rstrip("/").rpartition("/")[2])
-        found = by_name.get(stem, set())
-        if len(found) == 1:
-            return next(iter(found))
-        sibling = self._training_stage_sibling(f"any/{name.rpartition('/')[2]}", by_name)
-        return sibling
+
+        def one(repo: str) -> str | None:
+            ids = by_name.get(normalize(repo.rstrip("/").rpartition("/")[2]), set())
+            return next(iter(ids)) if len(ids) == 1 else None
+
+        return one(name) or self._training_stage_sibling(name, one)
 
     def _repo_names(self) -> dict[str, set[str]]:
         """Model ids by the name part of their Hugging Face repositories."""
