@@ -84,7 +84,9 @@ def test_standby_hot_never_offers_cold_and_cold_never_prices_a_spare() -> None:
     everything = [*cold.options, *cold.infeasible, *cold.unchecked]
     assert everything and not any("failover_replica" in o.cost.items for o in everything)
     priced = [o for o in everything if "standby_replica" not in o.cost.items]
-    spare = [o for o in priced if failover_cost(o) > 0 and not o.candidate.already_owned]
+    spare = [
+        o for o in priced if failover_cost(cold.scenario, o) > 0 and not o.candidate.already_owned
+    ]
     assert spare and all(o.cold_standby for o in spare)
 
 

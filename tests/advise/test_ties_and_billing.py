@@ -188,15 +188,14 @@ def test_a_public_api_keeps_a_spare_replica_on_every_option() -> None:
     plan = plan_for({**API, "public_api": True})
     for o in plan.options + plan.infeasible:
         spare = o.cost.items.get("failover_replica", o.cost.items.get("standby_replica"))
-        if o.candidate.already_owned or (spare is None and failover_cost(o) <= 0):
+        if o.candidate.already_owned or (spare is None and failover_cost(plan.scenario, o) <= 0):
             continue
         if {"risk.spare_same_server", "risk.spare_same_server_on_site"} & set(dict(o.risks)):
             assert spare is None and o.sized.replicas >= 2 and o.candidate.system is not None
             continue
         assert spare is not None, o.candidate.label
         if "failover_replica" in o.cost.items:
-            hardware = failover_cost(o) * max(1, o.sized.replicas)
-            assert spare == pytest.approx(hardware / max(1, o.sized.replicas))
+            assert spare == pytest.approx(failover_cost(plan.scenario, o))
             assert "public-api-failover" in {r for r, _ in o.rules}
     private = plan_for(API)
     assert not any("failover_replica" in o.cost.items for o in private.options)

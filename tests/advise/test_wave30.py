@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gpuwise.advise.failover import failover_cost
+from gpuwise.advise.failover import failover_cost, spare_replicas
 from gpuwise.advise.limits import paid_at_once
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.scenario import parse_scenario
@@ -68,12 +68,13 @@ def test_a_spare_beside_copies_in_one_bought_machine_brings_its_own_host(api: An
             items.get(k, 0.0)
             for k in ("cards", "host", "system", "maintenance", "resale", "colocation")
         )
-        spare = failover_cost(o)
+        spare = failover_cost(api.scenario, o)
         if c.system is not None:
             assert spare == pytest.approx(hardware), c.label
         else:
             host = items.get("host", 0.0)
-            assert spare == pytest.approx(hardware / replicas + host * (1 - 1 / replicas)), c.label
+            share = spare_replicas(api.scenario, o) / replicas
+            assert spare == pytest.approx((hardware - host) * share + host), c.label
             assert spare >= host, c.label
         checked += 1
     assert checked, "no bought option with several copies in one machine"
@@ -94,7 +95,9 @@ def test_a_total_budget_pays_for_the_purchase_before_any_resale() -> None:
     once must fit; the project's whole cost, net of the resale, must fit too."""
     plan = _plan({**GRID_LORA, "budget": {"amount": 2_000_000, "currency": "CNY", "per": "total"}})
     for o in plan.options:
-        assert max(o.cost.total, paid_at_once(o)) <= 2_000_000 + 1e-6, o.candidate.label
+        assert max(o.cost.total, paid_at_once(plan.scenario, o)) <= 2_000_000 + 1e-6, (
+            o.candidate.label
+        )
     blocked = [
         (o, p)
         for o in plan.infeasible
@@ -103,7 +106,9 @@ def test_a_total_budget_pays_for_the_purchase_before_any_resale() -> None:
     ]
     assert blocked, [o.blockers for o in plan.infeasible]
     for o, p in blocked:
-        assert p["total"] <= p["budget"] < p["spend"] == pytest.approx(paid_at_once(o))
+        assert (
+            p["total"] <= p["budget"] < p["spend"] == pytest.approx(paid_at_once(plan.scenario, o))
+        )
 
 
 def test_local_use_with_a_long_context_says_the_full_prompt_wait() -> None:
@@ -234,9 +239,9 @@ def test_power_over_the_project_does_not_push_a_purchase_that_fits_over_a_total_
     plan = _plan(hobby)
     for o in plan.options:
         assert o.cost.details["idle_hours"] == 0, o.candidate.label
-        assert max(o.cost.total, paid_at_once(o)) <= 4000 + 1e-6
+        assert max(o.cost.total, paid_at_once(plan.scenario, o)) <= 4000 + 1e-6
     for o in plan.infeasible:  # nothing within both limits is held back by the budget
-        if paid_at_once(o) <= 4000 and o.cost.total <= 4000:
+        if paid_at_once(plan.scenario, o) <= 4000 and o.cost.total <= 4000:
             assert all(k != "plan.block_budget" for k, _ in o.blockers), o.candidate.label
 
 

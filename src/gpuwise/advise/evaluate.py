@@ -60,6 +60,8 @@ class Option:
     cold_standby: bool = False
     """A public API's option run with no spare replica: a replacement is started or the
     machine repaired when it fails (advise/failover.py)."""
+    spare_replicas: int = 0
+    """Copies its hot spare holds: one machine's share of the load (advise/failover.py)."""
     beside: Option | None = None
     """The owned hardware kept serving its share of the requests beside this option's
     (advise/owned_beside.py); its running cost is in this option's bill."""

@@ -5,12 +5,13 @@ times: a host fault, a driver update, a cloud's maintenance window, a card that 
 planner therefore runs one replica more than the load needs, in every kind of option — an owned
 server as much as a data-centre rental (a blind review found the plan priced a standby only for
 marketplace hosts, so the comparison was lopsided, and an expert asked for two H100 instances
-where the plan rented one). The spare costs one replica's share of the hardware (the instance
-hours of a rental; cards, host or system, upkeep, resale and rack space of a purchase): an
-option served as N copies pays 1/N more, which is why many small replicas fail over
-cheaply. Power of a spare that idles is left out (said in the item's name). Marketplace
-rentals of a 24/7 service already carry their standby replica (advise.marketplace) and are
-not charged twice.
+where the plan rented one). The spare costs the hardware (the instance hours of a rental;
+cards, host or system, upkeep, resale and rack space of a purchase) of what one machine
+carries, since a machine, not a card, is what fails (spare_replicas): copies spread one per
+machine pay 1/N more, which is why many small machines fail over cheaply, and copies that
+share one machine pay for a second machine that carries the load. Power of a spare that
+idles is left out (said in the item's name). Marketplace rentals of a 24/7 service already
+carry their standby replica (advise.marketplace) and are not charged twice.
 
 A hot spare is not the only standby. Where the budget buys either the speed or the spare but
 not both, an expert keeps the fast primary and stands by cold: a rented replacement started on
@@ -27,6 +28,7 @@ Pure: reads and extends the options' cost items.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -41,21 +43,48 @@ the peak draw of every machine in it, a spare's too (blind w25-01: a colocated s
 charged its cards and host, not its rack)."""
 
 
-def failover_cost(o: Option) -> float:
-    """What one spare replica of this option costs: its hardware items over its replicas, in
-    a machine of its own. Copies in one bought machine share its host: a spare there covers a
-    card's fault, not the host's (a power supply, a board, a reboot), so the spare of a public
-    API stands in another machine, with a host of its own, or a whole system where the part is
-    sold only as one (blind w30-02: the spare card sat in the desktop beside the two it was
-    to stand in for)."""
+def spare_replicas(s: Scenario, o: Option) -> int:
+    """Copies the spare holds: what one failure domain carries. The unit that fails is a
+    machine (a power supply, a board, a kernel panic, a host's maintenance), not a card: a
+    spare must carry the load of whatever one machine holds (blind w51-02: a bank's four
+    copies in one workstation were "N+1" with a one-card spare machine, and a host fault took
+    four of five). Copies spread one per machine lose one; copies that share machines lose
+    each machine's share; a copy spanning machines is its own domain. Where one machine holds
+    every copy, the spare holds the copies that carry the target (all of them without one)."""
+    replicas, machines = max(1, o.sized.replicas), max(1, o.candidate.nodes)
+    if machines > 1:
+        return max(1, replicas // machines)
+    target = s.workload.target_tokens_per_s or 0.0
+    if target <= 0 or o.sized.tokens_per_s <= 0:
+        return replicas
+    per_copy = o.sized.tokens_per_s / replicas
+    return max(1, min(replicas, math.ceil(target / per_copy - 1e-9)))
+
+
+def failover_cost(s: Scenario, o: Option, items: tuple[str, ...] = HARDWARE_ITEMS) -> float:
+    """What the spare (`spare_replicas` copies) of this option costs of its `items` (the
+    hardware by default, the capital for `spare_capital`): a share of them by copies, in a
+    machine of its own where it is bought. Copies in one bought machine share its host: the
+    spare stands in another machine, with a host of its own, or a whole system where the
+    part is sold only as one (blind w30-02: the spare card sat in the desktop beside the two
+    it was to stand in for)."""
     replicas = max(1, o.sized.replicas)
-    hardware = sum(o.cost.items.get(k, 0.0) for k in HARDWARE_ITEMS)
+    share = spare_replicas(s, o) / replicas
+    hardware = sum(o.cost.items.get(k, 0.0) for k in items)
     c = o.candidate
     if c.kind != "own" or c.already_owned or c.nodes > 1 or replicas == 1:
-        return hardware / replicas
+        return hardware * share
     if c.system is not None:
         return hardware  # another whole system, unless the server holds its spare (below)
-    return hardware / replicas + o.cost.items.get("host", 0.0) * (1 - 1 / replicas)
+    host = o.cost.items.get("host", 0.0) if "host" in items else 0.0
+    return (hardware - host) * share + host
+
+
+def spare_capital(s: Scenario, o: Option) -> float:
+    """What buying the hot spare pays at once: its share of the cards, host or system."""
+    if "failover_replica" not in o.cost.items:
+        return 0.0
+    return failover_cost(s, o, ("cards", "host", "system"))
 
 
 def spare_in_server(s: Scenario, o: Option) -> bool:
@@ -93,7 +122,7 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
     for o in options:
         if "standby_replica" in o.cost.items:
             continue
-        spare = failover_cost(o)
+        spare = failover_cost(s, o)
         if spare <= 0:
             continue  # hardware already owned: the spare is a card the user has or buys later
         if s.standby == "cold":
@@ -108,6 +137,7 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
             o.risks.append((key, params))
             continue
         o.cost = replace(o.cost, items={**o.cost.items, "failover_replica": spare})
+        o.spare_replicas = spare_replicas(s, o)
         rule = "public-api-failover" if s.public_api else "asked-failover"
         o.rules.append((rule, {"replicas": o.sized.replicas}))
 
@@ -141,6 +171,7 @@ def cold_twins(s: Scenario, options: list[Option]) -> list[tuple[Option, Option]
             blockers=list(o.blockers),
             unchecked=list(o.unchecked),
             cold_standby=True,
+            spare_replicas=0,
         )
         out.append((o, twin))
     return out

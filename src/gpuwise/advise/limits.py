@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuwise.advise.evaluate import CAPEX_ITEMS, Option, incomplete_capex
+from gpuwise.advise.failover import spare_capital
 from gpuwise.advise.margin import (
     deadline_check,
     month_hours_check,
@@ -34,18 +35,16 @@ def spend_of(s: Scenario, o: Option) -> float:
     4,000 though three years of power come on top before it is sold (blind w32-05)."""
     if s.budget and s.budget.per == "month":
         return o.cost.monthly
-    return max(o.cost.total, paid_at_once(o))
+    return max(o.cost.total, paid_at_once(s, o))
 
 
-def paid_at_once(o: Option) -> float:
+def paid_at_once(s: Scenario, o: Option) -> float:
     """What a purchase pays before it runs: its cards, host or system, and the spare's (0 for
     a rental, whose bill comes by the hour or month)."""
     if o.candidate.kind != "own" or o.candidate.already_owned:
         return 0.0
     capital = sum(o.cost.items.get(k, 0.0) for k in ("cards", "host", "system"))
-    if "failover_replica" in o.cost.items:  # the hot spare is bought too (blind w25-01)
-        capital += capital / max(1, o.sized.replicas)
-    return capital
+    return capital + spare_capital(s, o)  # the hot spare is bought too (blind w25-01)
 
 
 def resale_credit(o: Option) -> float:
@@ -59,7 +58,7 @@ def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
     (blind w24-03: a $515k server under a $40k monthly budget, with no word of the outlay)."""
     if s.budget is None or s.budget.per != "month":
         return
-    capital = paid_at_once(o)  # 0 for a rental or owned hardware
+    capital = paid_at_once(s, o)  # 0 for a rental or owned hardware
     if capital > budget_in_ctx:
         from gpuwise.advise.fired_billing import money
 

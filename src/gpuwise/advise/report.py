@@ -133,6 +133,7 @@ def plan_option(cat: Catalog, o: Option, currency: str) -> PlanOption:
         prices=[PriceEntry.of(p) for p in o.prices],
         kept_beside=_kept_beside(o),
         standby=_standby(o),
+        spare_devices=_spare_devices(o),
     )
 
 
@@ -141,6 +142,18 @@ def _standby(o: Option) -> Literal["hot", "cold"] | None:
     if o.cold_standby:
         return "cold"
     return "hot" if "failover_replica" in o.cost.items else None
+
+
+def _spare_devices(o: Option) -> int | None:
+    """Devices the hot spare adds: its copies' devices, or a whole system's where the part is
+    sold only as one (advise/failover.py)."""
+    if "failover_replica" not in o.cost.items:
+        return None
+    c = o.candidate
+    if c.kind == "own" and c.system is not None and c.nodes == 1 and not c.already_owned:
+        return c.count + c.idle_devices
+    per_copy = max(1, c.count // max(1, o.sized.replicas))
+    return per_copy * max(1, o.spare_replicas)
 
 
 def _kept_beside(o: Option) -> KeptBeside | None:

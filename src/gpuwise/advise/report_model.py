@@ -244,6 +244,11 @@ class PlanOption(Frozen):
         description="a public API's failover: hot (a spare replica priced in) or cold (none "
         "running; a replacement started or the machine repaired on failure)",
     )
+    spare_devices: int | None = Field(
+        None,
+        description="devices the hot spare adds: what one machine of the option carries "
+        "(a machine, not a card, is what fails), or a whole system",
+    )
 
 
 class PlanReport(Frozen):

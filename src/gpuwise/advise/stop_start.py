@@ -40,10 +40,14 @@ def stops_each_night(s: Scenario, c: Candidate) -> bool:
 
 def loses_gpu_when_stopped(s: Scenario, c: Candidate) -> bool:
     """The nightly stop would give the GPU back to the provider's market (sourced per
-    provider): such a service is kept running instead."""
+    provider): such a service is kept running instead. Not a person's own use (`local`): a
+    morning with no free card costs that person a wait or a move to another host, not a
+    service's users their answers, and nobody keeps a card rented all night for three hours
+    of chat (blind w51-04: a private assistant 3 h a day was billed around the clock on a
+    per-card market, CNY 77k for CNY 10k of hours); its stop is priced, its risk said."""
     p = c.provider
     lost = p is not None and (p.restart_bound_to_host is True or p.stop_is_terminate is True)
-    return lost and stops_each_night(s, c)
+    return lost and stops_each_night(s, c) and s.workload.kind != "local"
 
 
 def rental_busy_hours(s: Scenario, c: Candidate, busy: float) -> float:

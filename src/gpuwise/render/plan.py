@@ -53,20 +53,16 @@ def _hardware(o: PlanOption) -> str:
 
 
 def _spare(o: PlanOption) -> str:
-    """' + 1 spare of 4 devices (N+1): 12 in all': the spare is one replica's devices, and the
-    count bought is said (blind w29-05: '2 machines … (8 devices) + 1 spare' read as 8 bought
-    where 12 were)."""
-    replicas = max(1, o.config.replicas or 1)
-    per_replica = max(1, o.devices // replicas)
-    if o.kind == "own" and o.system:  # whole servers: one of its own, or a copy's servers
-        everything = o.devices + (o.idle_devices or 0)
-        per_replica = everything if (o.systems or 1) == 1 else max(1, everything // replicas)
-    total = o.devices + per_replica
+    """' + 1 spare of 4 devices (N+1): 12 in all': the spare carries what one machine of the
+    option carries (blind w51-02), and the count bought is said (blind w29-05: '2 machines …
+    (8 devices) + 1 spare' read as 8 bought where 12 were)."""
+    spare = o.spare_devices or max(1, o.devices // max(1, o.config.replicas or 1))
+    total = o.devices + (o.idle_devices or 0 if o.kind == "own" else 0) + spare
     if o.kind == "own":  # bought: a machine of its own, not a card beside the copies it spares
-        return t("plan.plus_spare_machine", n=per_replica, total=total)
-    if per_replica == 1:
+        return t("plan.plus_spare_machine", n=spare, total=total)
+    if spare == 1:
         return t("plan.plus_spare_device", total=total)
-    return t("plan.plus_spare", n=per_replica, total=total)
+    return t("plan.plus_spare", n=spare, total=total)
 
 
 def _added_hardware(o: PlanOption) -> str:
