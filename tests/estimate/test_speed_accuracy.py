@@ -40,7 +40,7 @@ LOSO_TARGETS = {  # metric: (median |error| at most, share within 25% at least) 
     # 13.5% before MoE servers stopped setting dense GEMM shares (2026-12-06): the prospective
     # prefill median fell from 26.4% to 16.8% (datacenter 24.9% to 16.7%) with that change
     "serving": (0.30, 0.40),  # 28.6%, 43% on 65 cases of one source (issue 28)
-    "train": (0.11, 0.70),  # 10.3%, 78% on 86 cases after 21 Ascend rows (9.5% on 65 before)
+    "train": (0.11, 0.70),  # 10.8%, 80% on 94 cases after 8 AMD Instinct rows (10.3% on 86 before)
 }
 CURRENT_BUILD_CUT = "2024-06-23"  # llama.cpp's INT8 MMQ prompt path (benchmarks --by-build)
 PREFILL_CURRENT = (0.12, 0.83)  # 11.6% since 2026-12-06 (MoE servers apart, as above); 83.7%
