@@ -43,3 +43,29 @@ def test_the_same_service_in_an_office_may_run_on_a_desktop(cat: Catalog) -> Non
     plan = plan_of(cat, {**MITTELSTAND, "site": "office"})
     platforms = {o.platform for o in plan.options + plan.infeasible if o.candidate.kind == "own"}
     assert platforms & HOME_PLATFORMS
+
+
+INDIE_CODER: dict[str, Any] = {
+    "workload": {"kind": "local", "model": "qwen3-coder-30b-a3b", "companions": ["gpt-oss-20b"],
+                 "concurrency": 1, "context": 65536, "prompt_tokens": 24000,
+                 "gen_tokens": 800, "target_tokens_per_s_per_request": 30},
+    "months": 24, "hours_per_day": 6, "region": "us", "currency": "USD",
+    "entity": "individual", "site": "home",
+    "budget": {"amount": 3000, "currency": "USD", "per": "total"},
+    "owns": ["rtx-3080"], "owns_host": True, "host_ram_gb": 32, "host_ram_type": "ddr4",
+}  # fmt: skip
+"""w52-03: a developer keeps a second model loaded beside the first on a 10 GB card he owns."""
+
+
+def test_a_model_served_beside_takes_its_memory_on_every_option(cat: Catalog) -> None:
+    """w52-03: the companion's 13 GiB was reserved on new cards, Macs and rentals but not on
+    the owned card extended with a bought one, which ranked first on memory it did not have."""
+    plan = plan_of(cat, INDIE_CODER)
+    everything = plan.options + plan.infeasible
+    beside = {o.sized.companion_bytes for o in everything}
+    assert len(beside) == 1 and beside.pop() > 10 * 2**30
+    extended = [o for o in everything if o.candidate.owned_kept]
+    assert extended
+    for o in extended:
+        used = o.sized.memory.device_total_bytes + o.sized.companion_bytes
+        assert used <= o.sized.gpu.memory_gb * 2**30, o.candidate.label  # GiB, as the table

@@ -151,7 +151,7 @@ def _offloaded(
         r = resolve(a.req, si.mc)
     except UserError:
         return None
-    on_gpu = usable_bytes(gpu, si.mc, a.req) * (1 - s.memory_margin)
+    on_gpu = usable_bytes(gpu, si.mc, a.req) * (1 - s.memory_margin) - si.companion_bytes
     spill = est.device_total_bytes - on_gpu
     weights = est.breakdown.get("weights", 0.0)
     if spill <= 0 or weights <= 0 or spill > ram.free_gb * GB or spill > weights:

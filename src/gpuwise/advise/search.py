@@ -219,6 +219,8 @@ def _search(
             out.options.append(option)
     if out.owned_unfit:  # keep the owned cards: add cards or offload (advise/owned_extend.py)
         si = SizeInputs(model, mc, sc, EngineChoice("", ()), defaults, ScaleOut(), floor, memo=memo)
+        # the models served beside it take their memory on these cards too (blind w52-03)
+        si = replace(si, batch_floor_bits=batch_bits, companion_bytes=beside, companion_loads=loads)
         for option in owned_options(cat, ctx, s, OwnedInputs(si, choice_of, buyer)):
             owned_choice = choice_of(option.candidate.gpu, False)
             option_risks(cat, s, option, feats, owned_choice, model.vision is not None)
