@@ -69,3 +69,37 @@ def test_a_model_served_beside_takes_its_memory_on_every_option(cat: Catalog) ->
     for o in extended:
         used = o.sized.memory.device_total_bytes + o.sized.companion_bytes
         assert used <= o.sized.gpu.memory_gb * 2**30, o.candidate.label  # GiB, as the table
+
+
+NPC_KOREA: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "meta-llama/Llama-3.3-70B-Instruct",
+                 "samples": 2_000_000, "prompt_tokens": 1500, "gen_tokens": 250,
+                 "runs_per_month": 1},
+    "months": 12, "deadline_days": 7, "allow_spot": True, "region": "korea",
+    "currency": "USD", "entity": "company",
+}  # fmt: skip
+"""w52-04: a Korean studio's monthly NPC batch; the catalog prices no rental in Korea."""
+
+
+def test_a_country_with_no_rental_priced_says_so_and_quotes_the_wider_region(
+    cat: Catalog,
+) -> None:
+    """w52-04: "owning wins" where no rental was ranked at all read as if renting had lost.
+    The cloud answer says none was ranked, and a note quotes the first rental of the region
+    the country lies in, from the plan run again there."""
+    from gpuwise.advise.report import answer_lines
+
+    plan = plan_of(cat, NPC_KOREA)
+    assert plan.options and not any(o.candidate.kind == "rent" for o in plan.options)
+    assert "None ranked" in answer_lines(cat, plan)[-1]
+    notes = [p for k, p in plan.assumptions if k == "plan.note_rental_nearby"]
+    assert len(notes) == 1 and notes[0]["wider"] == "asia-pacific"
+    wider = plan_of(cat, {**NPC_KOREA, "region": "asia-pacific"})
+    first_rental = next(o for o in wider.options if o.candidate.kind == "rent")
+    assert notes[0]["ratio"] == pytest.approx(first_rental.cost.total / plan.options[0].cost.total)
+
+
+def test_no_nearby_note_where_the_country_prices_a_rental(cat: Catalog) -> None:
+    plan = plan_of(cat, {**NPC_KOREA, "region": "japan"})
+    assert any(o.candidate.kind == "rent" for o in plan.options)
+    assert not [k for k, _ in plan.assumptions if k == "plan.note_rental_nearby"]

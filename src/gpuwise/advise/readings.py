@@ -4,7 +4,8 @@ Each says what the plan assumed and quotes the answer under the other reading, f
 planner run again with that one change (fixes.Replan): a public API's office machine in a
 colocation rack (colocation_note), data kept on premises against data kept in a region
 (residency_note), owned hardware the answer leaves unused (owned_note), rentals the default
-device cap left out (wider_note), and a steady year on demand at a cloud that sells
+device cap left out (wider_note), rentals of the wider region where the country named
+prices none (nearby_note), and a steady year on demand at a cloud that sells
 commitments it does not price (commitment_note, no replan).
 Pure: the replanning comes in as a factory, so the planner module is imported only where a
 reading applies (the first plan of a scenario without one pays nothing).
@@ -54,6 +55,9 @@ def other_readings(
         from gpuwise.advise.wider_note import wider_rental_note
 
         out += wider_rental_note(plan, replan_of())
+        from gpuwise.advise.nearby_note import nearby_rental_note
+
+        out += nearby_rental_note(plan, cat, replan_of())
     if replans and s.owns:
         from gpuwise.advise.owned_note import owned_note
 

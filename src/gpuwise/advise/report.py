@@ -332,8 +332,20 @@ def answer_lines(cat: Catalog, plan: Plan) -> list[str]:
         )
         lines.append(line + _ties_text(cat, a.cloud.ties))
     else:
-        lines.append(t("plan.answer_no_cloud_owned" if a.already_owned else "plan.answer_no_cloud"))
+        lines.append(t(_no_cloud_key(plan, a.already_owned)))
     return lines
+
+
+def _no_cloud_key(plan: Plan, owned: bool) -> str:
+    """Why no cloud is named: owning costs less, or no rental was ranked at all, which is not
+    owning winning (blind w52-04: a country with no rental priced in it read "owning wins")."""
+    if owned:
+        return "plan.answer_no_cloud_owned"
+    everything = [*plan.options, *plan.infeasible, *plan.unchecked]
+    clouds = plan.scenario.data_may_leave
+    if clouds and not any(o.candidate.kind == "rent" for o in everything):
+        return "plan.answer_no_cloud_unranked"
+    return "plan.answer_no_cloud"
 
 
 def _beside_text(cat: Catalog, o: Option) -> str:
