@@ -103,3 +103,26 @@ def test_no_nearby_note_where_the_country_prices_a_rental(cat: Catalog) -> None:
     plan = plan_of(cat, {**NPC_KOREA, "region": "japan"})
     assert any(o.candidate.kind == "rent" for o in plan.options)
     assert not [k for k, _ in plan.assumptions if k == "plan.note_rental_nearby"]
+
+
+INDIA_LAB: dict[str, Any] = {
+    "workload": {"kind": "train", "model": "Qwen/Qwen3-14B", "mode": "full",
+                 "dataset_tokens": 2_000_000_000, "seq_len": 4096, "epochs": 1,
+                 "runs_per_month": 0.25},
+    "months": 12, "deadline_days": 10, "max_gpus": 16, "region": "india",
+    "currency": "USD", "entity": "institution",
+}  # fmt: skip
+"""w52-05: an Indian lab's full fine-tune; India's GPU clouds list one-GPU machines."""
+
+
+def test_rented_machines_too_small_to_hold_or_join_are_named(cat: Catalog) -> None:
+    """w52-05: E2E's and Yotta's one-GPU H100 machines, the providers the user named, vanished
+    from the plan with no line: one cannot hold a 14B full fine-tune and one-GPU machines are
+    never joined for training. The rule names them and what to ask for."""
+    plan = plan_of(cat, INDIA_LAB)
+    fired = [p for k, p in plan.rules if k == "rentals-too-small-to-join"]
+    assert len(fired) == 1
+    assert "E2E Networks" in fired[0]["offers_en"]
+    assert all(c.nodes == 1 and c.kind == "rent" for c in plan.small_rentals)
+    held = {o.candidate.gpu.id for o in plan.options + plan.infeasible + plan.unchecked}
+    assert {c.gpu.id for c in plan.small_rentals} & held

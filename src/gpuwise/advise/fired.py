@@ -18,6 +18,7 @@ from gpuwise.cost.resolve import Context
 from gpuwise.i18n import LANGS, get_lang, t
 
 if TYPE_CHECKING:
+    from gpuwise.advise.candidates import Candidate
     from gpuwise.advise.outcome import Plan
 
 Fired = tuple[str, dict[str, Any]]
@@ -275,6 +276,31 @@ def _vram_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     ]
 
 
+def _small_rentals_rule(cat: Catalog, plan: Plan) -> list[Fired]:
+    """Rented machines of a card that holds the job elsewhere but too small to hold it alone
+    or to be joined into a training cluster (search.Search.small_rentals), by name: a user
+    who named the provider expects to hear why it is missing (blind w52-05)."""
+    held = {o.candidate.gpu.id for o in [*plan.options, *plan.infeasible, *plan.unchecked]}
+    small = [c for c in plan.small_rentals if c.gpu.id in held]
+    if not small:
+        return []
+    from gpuwise.advise.workload import plan_value
+
+    most = int(plan_value(cat, "scale_out_min_node_gpus"))
+    params: dict[str, Any] = {"min": most, "count": len(small)}
+    for lang in LANGS:
+        names = list(dict.fromkeys(_offer_words(c, lang) for c in small))
+        rest = " …" if len(names) > 4 else ""
+        params[f"offers_{lang}"] = t("plan.name_sep", lang=lang).join(names[:4]) + rest
+    return [("rentals-too-small-to-join", params)]
+
+
+def _offer_words(c: Candidate, lang: str) -> str:
+    """A rented machine by its provider and instance, whatever its billing."""
+    assert c.provider is not None and c.offer is not None
+    return f"{getattr(c.provider, f'name_{lang}')} {c.offer.instance}"
+
+
 def _owned_unfit_rule(cat: Catalog, plan: Plan) -> list[Fired]:
     """The user's own hardware that cannot run the job, beside the smallest configuration that
     can — said first, since it is the option the user expected to see."""
@@ -346,7 +372,8 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out += _rent_rules(plan, rent)
     out += billing_rule(plan)
     out = _owned_unfit_rule(cat, plan) + out
-    out += _vram_rule(cat, plan) + _local_rules(plan) + site_rules(plan)
+    out += _vram_rule(cat, plan) + _small_rentals_rule(cat, plan)
+    out += _local_rules(plan) + site_rules(plan)
     return out + _dropped_rules(cat, plan) + _option_rules(plan)
 
 

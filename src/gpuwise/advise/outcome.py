@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option
 from gpuwise.advise.report_model import Answers
 from gpuwise.advise.scenario import Scenario
@@ -42,6 +43,8 @@ class Plan:
     currency: str = "CNY"
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
     """Hardware the user owns that cannot run the job: (gpu, cards, GB per card)."""
+    small_rentals: list[Candidate] = field(default_factory=list)
+    """Rented machines too small to hold a training job alone or to be joined (search.py)."""
 
 
 def hours_per_day_of(o: Option) -> float:

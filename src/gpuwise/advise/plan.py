@@ -256,6 +256,7 @@ def _make_plan(
         unchecked=unchecked,
         currency=ctx.currency,
         owned_unfit=found.owned_unfit,
+        small_rentals=found.small_rentals,
     )
     plan.assumptions += _readings_of_the_scenario(s, assumed, assumed_concurrency)
     plan.assumptions += plan_notes(cat, plan, ctx, cs)

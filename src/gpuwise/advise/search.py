@@ -71,6 +71,10 @@ class Search:
     refused_why: dict[str, SupportVerdict] = field(default_factory=dict)
     """A refused card's first reason: the engine's verdict on its first format."""
     owned_unfit: list[tuple[str, int, float]] = field(default_factory=list)
+    small_rentals: list[Candidate] = field(default_factory=list)
+    """Rentals whose one machine cannot hold a training job and that are too small to be
+    joined into a cluster (plan assumption scale_out_min_node_gpus): said, not dropped
+    silently (blind w52-05: India's one-GPU H100 VMs vanished from a 14B full fine-tune)."""
 
 
 def scale_out(c: Candidate, values: dict[str, float], kind: str = "train") -> ScaleOut:
@@ -196,6 +200,8 @@ def _search(
         sized = sized_for(c, choice)
         out.tried[gpu.id] = gpu.memory_gb
         if sized is None:
+            if _too_small_to_join(s, c, values):
+                out.small_rentals.append(c)
             if c.already_owned and (gpu.id, c.cards or c.count) in owned_all:
                 # said in the report: the user expects their own cards first
                 out.owned_unfit.append((gpu.id, c.cards or c.count, gpu.memory_gb))
@@ -226,6 +232,13 @@ def _search(
             option_risks(cat, s, option, feats, owned_choice, model.vision is not None)
             out.options.append(without_card_format(option))
     return out
+
+
+def _too_small_to_join(s: Scenario, c: Candidate, values: dict[str, float]) -> bool:
+    """A rented machine that cannot hold a training job alone and is never joined with more
+    of it (machines below cluster-node size have no published network between them)."""
+    small = c.node_devices < values["scale_out_min_node_gpus"]
+    return c.kind == "rent" and c.nodes == 1 and s.workload.kind == "train" and small
 
 
 def _owned_too_slow(s: Scenario, options: list[Option]) -> Option | None:
