@@ -93,6 +93,11 @@ def test_datacenter_site_and_explicit_pue(cat: Catalog, usd: Context) -> None:
         ("USD", "business", "singapore", "apac-business"),  # no business figure: its region's
         ("USD", "business", "vietnam", "vn-business"),
         ("USD", "business", "any", "us-commercial"),
+        # a US state pays its own (blind w52-03: a Californian was charged the US average)
+        ("USD", "household", "california", "us-ca-residential"),
+        ("USD", "business", "New York", "us-ny-commercial"),
+        ("USD", "household", "加州", "us-ca-residential"),
+        ("USD", "household", "us", "us-residential"),
     ],
 )
 def test_a_company_is_not_a_household(

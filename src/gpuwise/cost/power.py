@@ -157,7 +157,7 @@ def region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
     currency's home region."""
     chain: list[str] = []
     if region:
-        key = region.lower()
+        key = "-".join(region.lower().split())  # "New York" is the alias new-york
         chain.append(key)
         regions = {r.id: r for r in cat.extra("region")}
         for r in regions.values():
