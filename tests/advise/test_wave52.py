@@ -126,3 +126,20 @@ def test_rented_machines_too_small_to_hold_or_join_are_named(cat: Catalog) -> No
     assert all(c.nodes == 1 and c.kind == "rent" for c in plan.small_rentals)
     held = {o.candidate.gpu.id for o in plan.options + plan.infeasible + plan.unchecked}
     assert {c.gpu.id for c in plan.small_rentals} & held
+
+
+def test_one_or_two_cards_in_a_server_room_get_an_entry_server_not_a_threadripper(
+    cat: Catalog,
+) -> None:
+    """A company's one or two cards in its server room go in an entry server (ECC memory, a
+    BMC) at a fraction of the 512 GB Threadripper workstation the rule first fell back to."""
+    plan = plan_of(cat, MITTELSTAND)
+    small = [
+        o for o in plan.options + plan.infeasible
+        if o.candidate.kind == "own" and o.candidate.system is None and o.candidate.count <= 2
+        and o.candidate.gpu.cooling == "active"
+        and o.candidate.gpu.memory_gb * o.candidate.count <= 64
+        and o.platform != "whole-system"  # a Mac or a DGX Spark is its own machine
+    ]  # fmt: skip
+    assert small
+    assert {o.platform for o in small} == {"server-entry"}
