@@ -16,10 +16,8 @@ HOSPITAL: dict[str, Any] = {
     "workload": {"kind": "serve", "model": "qwen2.5-14b", "concurrency": 20,
                  "prompt_tokens": 1500, "gen_tokens": 400, "target_tokens_per_s_per_request": 12},
     "months": 36, "hours_per_day": 10, "region": "cn", "entity": "institution",
-    "site": "office", "data_may_leave": False, "currency": "CNY",
+    "site": "server-room", "data_may_leave": False, "currency": "CNY",
 }  # fmt: skip
-"""In an office: in a server room its GeForce builds need a server-grade host and the Atlas
-option ranks first without any preference (duty.server_grade_host), nothing left to move."""
 
 
 def _plan(**change: Any) -> Any:
