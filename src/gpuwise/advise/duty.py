@@ -29,10 +29,18 @@ SERVER_ROOM_SITES = ("server-room", "datacenter", "colocation")
 """Rooms built for servers: what an organisation puts there is administered remotely."""
 
 
+def standing_service(s: Scenario) -> bool:
+    """A service its users count on every working day (not a one-off batch)."""
+    return s.workload.kind == "serve" and not s.workload.batch_requests()
+
+
 def server_grade_host(s: Scenario) -> bool:
-    """A company's or an institution's own machine for a round-the-clock service, or any it
-    puts in a server room: ECC memory, remote management and parts rated for continuous duty
-    are what its operators buy (blind w52-02: a consumer AM5 desktop with 64 GB of non-ECC
-    memory served a manufacturer's 50 engineers from its server room for three years)."""
+    """A company's or an institution's own machine for a service its staff or customers use,
+    or any it puts in a server room: ECC memory, remote management and parts rated for
+    continuous duty are what its operators buy, and with an entry server for one or two cards
+    (catalog host_platform server-entry) they cost a few hundred dollars more than a desktop
+    (blind w52-02: a consumer AM5 desktop with 64 GB of non-ECC memory served a manufacturer's
+    50 engineers from its server room for three years; w53-01: a law firm's assistant in its
+    office). A researcher's training box in an office may stay a desktop."""
     in_server_room = s.owned_site() in SERVER_ROOM_SITES
-    return s.organisation() and (round_the_clock_service(s) or in_server_room)
+    return s.organisation() and (standing_service(s) or in_server_room)
