@@ -150,3 +150,32 @@ def test_one_or_two_cards_in_a_server_room_get_an_entry_server_not_a_threadrippe
     ]  # fmt: skip
     assert small
     assert {o.platform for o in small} == {"server-entry"}
+
+
+INSPECTION_BATCH: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen2.5-72b", "samples": 200_000,
+                 "prompt_tokens": 1600, "gen_tokens": 150},
+    "deadline_days": 7, "allow_spot": True, "region": "australia", "currency": "USD",
+    "entity": "company",
+}  # fmt: skip
+"""w53-05's shape: a one-off batch of a 72B model that fits 4 x H100 in BF16 (text-only here)."""
+
+
+def test_a_format_compressed_for_cost_is_priced_as_shipped_on_the_devices_allowed(
+    cat: Catalog,
+) -> None:
+    """w53-05: FP8 copies chosen because they cost less were quoted against BF16 on twice the
+    devices (16 A100s at 2.9x). The note prices the shipped format with the devices allowed
+    (the plan with workload.quant pinned) and says the compression was a cost choice."""
+    plan = plan_of(cat, INSPECTION_BATCH)
+    first = plan.options[0]
+    notes = dict(plan.assumptions)
+    if first.sized.quant == "bf16":
+        pytest.skip("the first option runs the shipped format")
+    assert "plan.note_native_with_more" not in notes
+    same = notes["plan.note_native_same_devices"]
+    pinned = plan_of(
+        cat, {**INSPECTION_BATCH, "workload": {**INSPECTION_BATCH["workload"], "quant": "bf16"}}
+    )
+    assert same["ratio"] == pytest.approx(pinned.options[0].cost.total / first.cost.total)
+    assert same["devices"] <= plan.scenario.max_gpus
