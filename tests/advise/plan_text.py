@@ -50,6 +50,7 @@ ALLOWED_IN_ZH = frozenset(
         "p90",
         "PUE",
         "TDP",
+        "ECC",  # error-correcting memory, as Chinese server specs write it (ECC 内存)
         "x",
         "B",
         "M",
