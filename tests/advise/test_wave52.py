@@ -179,3 +179,22 @@ def test_a_format_compressed_for_cost_is_priced_as_shipped_on_the_devices_allowe
     )
     assert same["ratio"] == pytest.approx(pinned.options[0].cost.total / first.cost.total)
     assert same["devices"] <= plan.scenario.max_gpus
+
+
+def test_a_full_fine_tune_short_by_its_logits_runs_with_fused_kernels_on_rentals(
+    cat: Catalog,
+) -> None:
+    """w54-02: a 24B full fine-tune on one 8 x H100 node was 0.5 GiB short, 10 GiB of it the
+    unfused FP32 logits, and the node vanished from the plan; with a chunked cross-entropy
+    (Liger) it fits, said as the option's risk."""
+    doc = {
+        "workload": {"kind": "train", "model": "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+                     "mode": "full", "dataset_tokens": 500_000_000, "seq_len": 8192,
+                     "epochs": 1},
+        "deadline_days": 5, "max_gpus": 16, "region": "eu", "currency": "EUR",
+        "entity": "company", "budget": {"amount": 15000, "currency": "EUR", "per": "total"},
+    }  # fmt: skip
+    plan = plan_of(cat, doc)
+    h100 = [o for o in plan.options if o.candidate.gpu.id == "h100-sxm" and o.candidate.count == 8]
+    assert h100
+    assert all(o.sized.fused_only and "risk.fused_only" in dict(o.risks) for o in h100)

@@ -119,7 +119,7 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
     found = _size_train_in(s, gpu, count, si, train_strategies(count, si.scale.node_devices))
     w = s.workload
     owned = si.host_offload and si.choice.engine in OFFLOAD_ENGINES
-    if found is None and owned and w.execution is None and stack_of(gpu) == "cuda":
+    if found is None and w.execution is None and stack_of(gpu) == "cuda":
         found = _size_train_fused(s, gpu, count, si)
     if found is None and owned and w.mode == "full":  # ZeRO-Offload: the optimizer's states
         found = _size_train_in(s, gpu, count, si, OFFLOAD_STRATEGIES)
@@ -128,8 +128,10 @@ def _size_train(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | No
 
 def _size_train_fused(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:
     """The run with fused kernels (Unsloth, Liger: a chunked cross-entropy that never holds the
-    full logits), tried on cards the user owns when the eager step does not fit them (blind
-    w46-04: an owned RTX 4080 was to be sold where Unsloth QLoRA of a 14B fits it)."""
+    full logits), tried where the eager step does not fit the cards, owned, bought or rented
+    (blind w46-04: an owned RTX 4080 was to be sold where Unsloth QLoRA of a 14B fits it;
+    w54-02: a 24B full fine-tune on one 8 x H100 node vanished 0.5 GiB short, 10 GiB of it the
+    unfused FP32 logits). The option carries risk `fused_only`."""
     fused = s.model_copy(update={"workload": s.workload.model_copy(update={"execution": "fused"})})
     found = _size_train_in(fused, gpu, count, si, train_strategies(count, si.scale.node_devices))
     return replace(found, fused_only=True) if found is not None else None
