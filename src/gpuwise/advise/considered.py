@@ -44,7 +44,7 @@ def _fate(cat: Catalog, plan: Plan, cs: CandidateSet, name: str) -> Fired:
             # blind w47-03: an unpriced 8 x MI300X server read as "$26,027 in all" (its power)
             key = "plan.considered_unpriced" if incomplete_capex(o) else "plan.considered_ranked"
             return (key, {**base, "rank": rank, "total": total})
-    blocked = _first_with(plan.infeasible, gpu) or _first_with(plan.unchecked, gpu)
+    blocked = _closest([*plan.infeasible, *plan.unchecked], gpu)
     if blocked is not None and (blocked.blockers or blocked.unchecked):
         key, params = (blocked.blockers or blocked.unchecked)[0]
         return ("plan.considered_blocked", {**base, **_why(key, params)})
@@ -56,8 +56,28 @@ def _fate(cat: Catalog, plan: Plan, cs: CandidateSet, name: str) -> Fired:
     return ("plan.considered_absent", base)
 
 
-def _first_with(options: list[Option], gpu: Gpu) -> Option | None:
-    return next((o for o in options if o.candidate.gpu.id == gpu.id), None)
+SPEED_BLOCKERS = frozenset(
+    {"plan.block_throughput", "plan.block_reading_speed", "plan.block_deadline"}
+)
+"""Blockers that say a configuration is too slow: a larger one of the same card may not be."""
+
+
+def _closest(options: list[Option], gpu: Gpu) -> Option | None:
+    """The card's configuration nearest to an answer: one that does the job and is held back
+    by its price, a missing price or another limit before one that is too slow, then the
+    fewest blockers, then the fastest. The first in the list was the smallest (blind w54-03:
+    "H100 ... 299 tokens/s is below the 1,200 target" was one H100's speed, where 8 of them
+    served 1,564 and were out only for the budget)."""
+    mine = [o for o in options if o.candidate.gpu.id == gpu.id]
+    if not mine:
+        return None
+
+    def key(o: Option) -> tuple[bool, bool, int, float]:
+        keys = {k for k, _ in o.blockers}
+        unpriced = not o.blockers  # only unchecked: a priced limit is the firmer reason
+        return (bool(keys & SPEED_BLOCKERS), unpriced, len(keys), -o.sized.tokens_per_s)
+
+    return min(mine, key=key)
 
 
 def _why(key: str, params: dict[str, Any]) -> dict[str, str]:
