@@ -31,7 +31,9 @@ def plan() -> Any:
 
 
 def _loses_gpu(o: Any) -> bool:
-    return o.candidate.provider is not None and o.candidate.provider.restart_bound_to_host is True
+    """Kept running: a platform that loses the card at a stop, or a container platform whose
+    restarts no source confirms (stop_start.restart_unconfirmed): billed every hour."""
+    return o.busy_hours_per_month >= HOURS_PER_MONTH * (1 - 1e-9)
 
 
 def test_hourly_rentals_of_a_part_day_service_carry_the_risk(plan: Any) -> None:

@@ -215,3 +215,31 @@ def test_a_weighed_card_is_answered_by_its_configuration_nearest_an_answer(cat: 
     plan = plan_of(cat, doc)
     said = [p for k, p in plan.assumptions if k == "plan.considered_blocked"]
     assert said and "below" not in said[0]["why_en"]
+
+
+SHENZHEN_CHAT: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen3-30b-a3b-2507", "engine": "vllm",
+                 "concurrency": 40, "prompt_tokens": 2000, "gen_tokens": 500,
+                 "target_tokens_per_s_per_request": 25},
+    "months": 24, "hours_per_day": 12, "days_per_week": 5, "region": "cn",
+    "entity": "company", "site": "office", "currency": "CNY",
+    "budget": {"amount": 200000, "currency": "CNY", "per": "total"},
+}  # fmt: skip
+"""w54-01: a Shenzhen company's internal chat for 300 staff, weekdays 9-21."""
+
+
+def test_a_container_platform_with_unknown_restarts_is_priced_running(cat: Catalog) -> None:
+    """w54-01: 算家云's service was priced stopped each night although nothing says a stopped
+    container gets a card back (AutoDL's does not): per-card container platforms without a
+    source are priced kept running, with the rule that says so; a sourced one (Compshare
+    starts on any free device) keeps its nightly stop."""
+    from gpuwise.catalog.schema_cloud import HOURS_PER_MONTH
+
+    plan = plan_of(cat, SHENZHEN_CHAT)
+    rentals = [o for o in plan.options + plan.infeasible if o.candidate.kind == "rent"]
+    by = {o.candidate.provider.id: o for o in rentals if o.candidate.billing == "on-demand"}
+    suanjia, compshare = by.get("suanjiayun"), by.get("compshare")
+    assert suanjia is not None and compshare is not None
+    assert suanjia.busy_hours_per_month == pytest.approx(HOURS_PER_MONTH)
+    assert "kept-running-unconfirmed" in dict(suanjia.rules)
+    assert compshare.busy_hours_per_month < HOURS_PER_MONTH / 2

@@ -299,7 +299,8 @@ def _price_machine(
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
         overhead = session_overhead(cat, c.provider.id, c.provider.hosting, download_gb(cat, s))
         usage = replace(rent_usage(s, sized), session_hours=overhead.hours, sessions=sessions_of(s))
-        busy = rental_busy_hours(s, c, busy)  # kept running where a stop loses the GPU
+        container = overhead.kind == "container"  # a per-card platform (cost.toml)
+        busy = rental_busy_hours(s, c, busy, container)  # kept running where a stop loses it
         cost = rent_cost(rent.spec, busy, sch.months, usage, sch.active_months)
         stale = sum(p.stale for p in rent.prices[:1])
         if run_hours is not None and rent.spec.billing not in COMMIT_MONTHS:

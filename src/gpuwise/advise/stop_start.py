@@ -38,7 +38,17 @@ def stops_each_night(s: Scenario, c: Candidate) -> bool:
     return c.kind == "rent" and standing and not round_the_clock and c.billing in HOURLY
 
 
-def loses_gpu_when_stopped(s: Scenario, c: Candidate) -> bool:
+def restart_unconfirmed(c: Candidate, container: bool) -> bool:
+    """A per-card container platform (cost.toml rental_session kind `container`) whose restart
+    behaviour the catalog has no source for: taken as AutoDL's, the sourced case of the kind
+    (blind w54-01: a company's chat service was priced stopped nightly on 算家云, where a
+    morning with no free card leaves 300 employees without it; kept running, renting cost more
+    than owning and the answer flipped)."""
+    p = c.provider
+    return container and p is not None and p.restart_bound_to_host is None
+
+
+def loses_gpu_when_stopped(s: Scenario, c: Candidate, container: bool = False) -> bool:
     """The nightly stop would give the GPU back to the provider's market (sourced per
     provider): such a service is kept running instead. Not a person's own use (`local`): a
     morning with no free card costs that person a wait or a move to another host, not a
@@ -47,12 +57,13 @@ def loses_gpu_when_stopped(s: Scenario, c: Candidate) -> bool:
     per-card market, CNY 77k for CNY 10k of hours); its stop is priced, its risk said."""
     p = c.provider
     lost = p is not None and (p.restart_bound_to_host is True or p.stop_is_terminate is True)
+    lost = lost or restart_unconfirmed(c, container)
     return lost and stops_each_night(s, c) and s.workload.kind != "local"
 
 
-def rental_busy_hours(s: Scenario, c: Candidate, busy: float) -> float:
+def rental_busy_hours(s: Scenario, c: Candidate, busy: float, container: bool = False) -> float:
     """Hours a month the rental bills: all of them where a stop would lose the GPU."""
-    return HOURS_PER_MONTH if loses_gpu_when_stopped(s, c) else busy
+    return HOURS_PER_MONTH if loses_gpu_when_stopped(s, c, container) else busy
 
 
 def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
@@ -65,7 +76,8 @@ def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
     from gpuwise.advise.fired_billing import money
 
     compute, cur = o.cost.items.get("compute", 0.0), o.cost.currency
-    if loses_gpu_when_stopped(s, c):
+    kept = o.busy_hours_per_month >= HOURS_PER_MONTH * (1 - 1e-9)  # rental_busy_hours said so
+    if kept:
         stopped = compute * busy_hours / HOURS_PER_MONTH
         if compute > stopped * 1.05:
             assert c.provider is not None
@@ -74,6 +86,8 @@ def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
             params |= {"hours": s.hours_per_day, "days": s.days_per_week}
             params |= {"compute": money(compute, cur), "stopped": money(stopped, cur)}
             rule = "kept-running-no-stop" if c.provider.stop_is_terminate else "kept-running"
+            if c.provider.restart_bound_to_host is None and not c.provider.stop_is_terminate:
+                rule = "kept-running-unconfirmed"
             o.rules.append((rule, params))
         return
     always_on = compute * HOURS_PER_MONTH / o.busy_hours_per_month
