@@ -243,3 +243,24 @@ def test_a_container_platform_with_unknown_restarts_is_priced_running(cat: Catal
     assert suanjia.busy_hours_per_month == pytest.approx(HOURS_PER_MONTH)
     assert "kept-running-unconfirmed" in dict(suanjia.rules)
     assert compshare.busy_hours_per_month < HOURS_PER_MONTH / 2
+
+
+def test_a_scenario_lists_the_clouds_it_will_rent_from(cat: Catalog) -> None:
+    """w54-02: "EU clouds only" could not be written. `providers:` (ids or names) keeps the
+    rentals to those clouds and the rule counts the rest; an unknown name is one clear error."""
+    from gpuwise.advise.scenario import parse_scenario
+    from gpuwise.errors import UserError
+
+    doc = {
+        "workload": {"kind": "train", "model": "qwen3-8b", "mode": "lora",
+                     "dataset_tokens": 50_000_000, "seq_len": 4096},
+        "deadline_days": 3, "region": "eu", "currency": "EUR", "entity": "company",
+        "providers": ["Scaleway", "nebius", "verda"],
+    }  # fmt: skip
+    plan = plan_of(cat, doc)
+    rented = {o.candidate.provider.id for o in plan.options if o.candidate.kind == "rent"}
+    assert rented and rented <= {"scaleway", "nebius", "verda"}
+    assert any(k == "provider-not-listed" for k, _ in plan.rules)
+    with pytest.raises(UserError):
+        plan_of(cat, {**doc, "providers": ["no-such-cloud-anywhere"]})
+    assert parse_scenario(doc, "t").providers == ["Scaleway", "nebius", "verda"]

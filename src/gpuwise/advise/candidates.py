@@ -291,6 +291,9 @@ def _offer_ok(
     if not s.data_may_leave:
         out.drop("data-stays-on-premises")
         return False
+    if s.providers and provider.id not in s.providers:  # ids: plan.with_provider_ids
+        out.drop("provider-not-listed", provider.id)
+        return False
     if s.domestic_only and gpu.vendor not in DOMESTIC_VENDORS:
         out.drop("domestic-only")
         return False

@@ -230,6 +230,8 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
     for rule in ("region", "region-unrecorded"):
         if n.get(rule):
             out.append((rule, {"region": plan.scenario.region, "count": n[rule]}))
+    if n.get("provider-not-listed"):
+        out.append(("provider-not-listed", {"count": n["provider-not-listed"]}))
     return out
 
 

@@ -201,6 +201,17 @@ def scenario_key(s: Scenario) -> tuple[str, str]:
     return (s.model_dump_json(), s.model_dump_json(exclude_unset=True))
 
 
+def with_provider_ids(cat: Catalog, s: Scenario) -> Scenario:
+    """The scenario with its `providers:` read as catalog ids (a name, an alias or 阿里云 as
+    the user wrote it); an unknown one is one clear error naming the nearest."""
+    if not s.providers:
+        return s
+    from gpuwise.catalog.providers import find_id
+
+    ids = list(dict.fromkeys(find_id(cat.providers, name) for name in s.providers))
+    return s.model_copy(update={"providers": ids})
+
+
 def _make_plan(
     cat: Catalog,
     s: Scenario,
@@ -211,6 +222,7 @@ def _make_plan(
 ) -> Plan:
     """make_plan's work, once per scenario."""
     s, assumed_concurrency = with_assumed_concurrency(cat, generation_of(cat, s))
+    s = with_provider_ids(cat, s)
     ctx = make_context(cat, s.currency, today, cny_per_usd)
     region = find_region(cat, s.region)
     buyer, assumed = buyer_of(region, ctx.currency)

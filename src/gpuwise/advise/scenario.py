@@ -321,6 +321,11 @@ class Scenario(_Strict):
     consider: list[str] = Field(default_factory=list, max_length=12)
     """Cards or systems the user is weighing (`[mac-studio-m3-ultra, dgx-spark, rtx-pro-6000]`):
     the plan says what became of each (advise/considered.py); it does not limit the search."""
+    providers: list[str] = Field(default_factory=list, max_length=40)
+    """The clouds the user will rent from, by id or name (`[scaleway, ovhcloud, nebius,
+    verda]`, `[阿里云, 华为云]`): rentals from any other are left out and counted by the rule
+    `provider-not-listed`; empty: every cloud (blind w54-02: "EU clouds only" could not be
+    written, and region: eu still ranked US companies' clouds)."""
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
 
     @model_validator(mode="after")
