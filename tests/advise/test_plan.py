@@ -48,7 +48,9 @@ def test_example_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
         assert abs(sum(o["items"].values()) - o["total_cost"]) < 0.05
         assert o["memory_per_gpu_bytes"] <= o["memory_capacity_bytes"]
     ranked_at = [o["total_cost"] + (o["unpriced_ranked_at"] or 0.0) for o in data["options"]]
-    assert ranked_at == sorted(ranked_at)  # unpriced items at the least others pay for them
+    # unpriced items at the least others pay for them; a tie within the prices' 5% may put the
+    # one that ends sooner first (advise/ties.py)
+    assert all(a <= b * 1.05 for a, b in zip(ranked_at, ranked_at[1:], strict=False))
     assert data["rules"] and all(r["text"] for r in data["rules"])
 
 
