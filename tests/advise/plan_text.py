@@ -51,6 +51,11 @@ ALLOWED_IN_ZH = frozenset(
         "PUE",
         "TDP",
         "ECC",  # error-correcting memory, as Chinese server specs write it (ECC 内存)
+        # fused training kernels named in risk.fused_only, and logits as Chinese ML texts write it
+        "Hugging",
+        "Face",
+        "Liger",
+        "logits",
         "x",
         "B",
         "M",
