@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import datetime as dt
 from pathlib import Path
 
@@ -50,7 +52,7 @@ def test_example_json_contract(cli) -> None:  # type: ignore[no-untyped-def]
     ranked_at = [o["total_cost"] + (o["unpriced_ranked_at"] or 0.0) for o in data["options"]]
     # unpriced items at the least others pay for them; a tie within the prices' 5% may put the
     # one that ends sooner first (advise/ties.py)
-    assert all(a <= b * 1.05 for a, b in zip(ranked_at, ranked_at[1:], strict=False))
+    assert all(a <= b * 1.05 for a, b in itertools.pairwise(ranked_at))
     assert data["rules"] and all(r["text"] for r in data["rules"])
 
 
