@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
-
 import datetime as dt
+import itertools
 from pathlib import Path
 
 import pytest
