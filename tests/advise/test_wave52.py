@@ -264,3 +264,27 @@ def test_a_scenario_lists_the_clouds_it_will_rent_from(cat: Catalog) -> None:
     with pytest.raises(UserError):
         plan_of(cat, {**doc, "providers": ["no-such-cloud-anywhere"]})
     assert parse_scenario(doc, "t").providers == ["Scaleway", "nebius", "verda"]
+
+
+def test_a_batch_with_a_deadline_scales_out_over_machines(cat: Catalog) -> None:
+    """w55-05: a 10-day batch with 16 GPUs allowed was held to one 8-GPU machine (machines
+    were joined only for a service's target) and no option finished in time. A one-off
+    batch's inputs are independent: copies on several machines take from one queue."""
+    doc = {
+        "workload": {"kind": "batch", "model": "meta-llama/Llama-3.3-70B-Instruct",
+                     "samples": 3_000_000, "prompt_tokens": 8000, "gen_tokens": 500},
+        "deadline_days": 10, "allow_spot": True, "region": "any", "max_gpus": 16,
+        "currency": "USD", "entity": "company",
+    }  # fmt: skip
+    plan = plan_of(cat, doc)
+    joined = [o for o in plan.options + plan.infeasible if o.candidate.nodes > 1]
+    assert joined
+    machine = {
+        (o.candidate.gpu.id, o.candidate.node_devices): o.time_hours
+        for o in plan.options + plan.infeasible
+        if o.candidate.nodes == 1 and o.time_hours
+    }
+    for o in joined:  # more of the same machine finish sooner
+        alone = machine.get((o.candidate.gpu.id, o.candidate.node_devices))
+        if alone and o.time_hours:
+            assert o.time_hours < alone, o.candidate.label

@@ -328,7 +328,11 @@ def machine_counts(
     if w.kind == "local" or node_devices > s.max_gpus:
         return []
     if w.kind == "serve":
-        if not w.target_tokens_per_s or (node_devices < min_node_devices and not rented):
+        # a service scales out for a target; a one-off batch for its deadline: its inputs are
+        # independent, so copies on separate machines each take from the queue (blind w55-05:
+        # a 10-day batch on 16 allowed GPUs was held to one 8-GPU machine and found none)
+        wants_more = w.target_tokens_per_s or (w.batch_requests() and s.deadline_days)
+        if not wants_more or (node_devices < min_node_devices and not rented):
             return []
         most = s.max_gpus // node_devices
         if node_devices >= min_node_devices:  # big machines: doubling, as clusters grow
