@@ -39,7 +39,7 @@ from gpuwise.estimate.speed_fit import leave_one_source_out
 
 CASES = Path(__file__).parent.parent / "tests" / "data" / "speed_cases.toml"
 PROSPECTIVE = CASES.with_name("speed_prospective.toml")
-CLASSES = ("consumer", "workstation", "datacenter", "apple", "amd")
+CLASSES = ("consumer", "workstation", "datacenter", "apple", "radeon", "amd")
 KINDS = ("decode", "prefill", "e2e", "serving", "train")
 NEW_SINCE = dt.date(2026, 12, 5)
 """Cases retrieved from this date on came with issue 28 (sources never used before)."""

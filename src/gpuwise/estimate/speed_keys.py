@@ -94,11 +94,16 @@ def memory_chain(key: str) -> list[str]:
 
 
 def card_class(gpu: Gpu) -> str:
-    """The class the accuracy tables report by: consumer, workstation, datacenter, apple, amd."""
+    """The class the accuracy tables and error bands report by: consumer, workstation,
+    datacenter, apple, amd (Instinct, CDNA) or radeon (AMD's RDNA cards). Radeon is its own
+    class because its kernels are not Instinct's (ROCm's datacenter paths, MFMA vs WMMA): a band
+    learnt on MI300X runs is not lent to an RX 9070 XT, which takes the engine's or every
+    case's band until Radeon runs are measured (blind w55-01: an RDNA 4 stack "not yet
+    verified" got a narrower band than the datacenter card's)."""
     if gpu.vendor == "apple":
         return "apple"
     if gpu.vendor == "amd":
-        return "amd"
+        return "amd" if gpu.gpu_class == "datacenter" else "radeon"
     if gpu.vendor != "nvidia":
         return "other"
     return gpu.gpu_class
