@@ -16,6 +16,7 @@ from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.over_budget import over_budget_note
 from gpuwise.advise.overhead import rental_overhead_note
 from gpuwise.advise.scenario import Scenario
+from gpuwise.advise.spot_note import no_spot_price_note
 from gpuwise.advise.workload import reading_floor
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
@@ -41,6 +42,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     out += over_budget_note(plan)
+    out += no_spot_price_note(cat, plan)
     out += cold_standby_note(plan.options)
     out += companions_note(cat, plan)
     out += considered_notes(cat, plan, cs)

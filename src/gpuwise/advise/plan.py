@@ -21,6 +21,7 @@ from gpuwise.advise.candidates import Candidate, candidates
 from gpuwise.advise.evaluate import Option, best_use_of_each_system, incomplete_capex
 from gpuwise.advise.failover import cold_twins, with_cold_standby
 from gpuwise.advise.fired import fire_rules
+from gpuwise.advise.fired_billing import money
 from gpuwise.advise.limits import check_constraints
 from gpuwise.advise.margin import (
     band_assumption,
@@ -101,6 +102,13 @@ def _readings_of_the_scenario(
         out.append(("plan.assume_buyer_cn", {}))
     if s.one_run_assumed():
         out.append(("plan.note_one_run", {}))
+    stated = s.budget_stated()
+    if stated and s.budget:
+        amount, per, times = stated
+        key = "plan.note_budget_per_run" if per == "run" else "plan.note_budget_per_year"
+        cur = s.budget.currency
+        budget = {"amount": money(amount, cur), "total": money(s.budget.amount, cur)}
+        out.append((key, budget | {"times": times}))
     if s.days_per_week < 7 and not s.workload.one_off():
         busy = busy_hours_per_month(s.hours_per_day, s.days_per_week)
         week = {"hours": s.hours_per_day, "days": s.days_per_week, "busy": busy}

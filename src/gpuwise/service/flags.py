@@ -50,7 +50,7 @@ def plan_budget(
 
     A currency symbol typed with the amount (`--budget ¥3000`) is the budget's currency.
     """
-    if budget_per is not None and budget_per not in ("month", "total"):
+    if budget_per is not None and budget_per not in ("month", "total", "year", "run"):
         raise UserError("flags.bad_budget_per", value=budget_per)
     if budget is None:
         return {"per": budget_per} if budget_per else None

@@ -75,7 +75,7 @@ class PlanRequest(Request):
     hours_per_day: Num = None
     days_per_week: Num = None
     budget: Num = None
-    budget_per: str | None = _text("month or total")
+    budget_per: str | None = _text("month, total, year or run")
     currency: str | None = _text("CNY, USD or EUR")
     region: Name = None
     host_price: Num = None
