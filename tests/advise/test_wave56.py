@@ -80,3 +80,54 @@ def test_spot_allowed_on_a_cloud_with_no_spot_price_is_said(cat: Catalog) -> Non
 def test_no_spot_note_where_spot_is_not_allowed(cat: Catalog) -> None:
     plan = plan_of(cat, {**ALIBABA_BATCH, "allow_spot": False})
     assert not _spot_notes(plan)
+
+
+BANK_DATA_CENTRE: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "qwen3-14b", "concurrency": 15,
+                 "prompt_tokens": 4000, "gen_tokens": 300,
+                 "target_tokens_per_s_per_request": 20},
+    "months": 60, "hours_per_day": 10, "days_per_week": 5, "region": "eu",
+    "data_may_leave": False, "site": "datacenter", "entity": "company", "currency": "EUR",
+    "budget": {"amount": 80000, "currency": "EUR", "per": "total"},
+}  # fmt: skip
+"""w55-01: a private bank's adviser assistant in its own data centre."""
+
+
+def _bought_consumer(plan: Any) -> set[str]:
+    return {
+        o.candidate.gpu.id
+        for o in plan.options + plan.infeasible + plan.unchecked
+        if o.candidate.kind == "own" and o.candidate.gpu.gpu_class == "consumer"
+    }
+
+
+@pytest.mark.parametrize("site", ["datacenter", "server-room", "colocation"])
+def test_an_organisations_racked_service_buys_no_gaming_card(cat: Catalog, site: str) -> None:
+    """Outside China no consumer card comes as a blower server edition: a bank's, a
+    hospital's or a manufacturer's service in a server room runs on pro or datacenter cards."""
+    plan = plan_of(cat, {**BANK_DATA_CENTRE, "site": site})
+    assert plan.options
+    assert not _bought_consumer(plan)
+    assert "consumer-card-not-racked" in {key for key, _ in plan.rules}
+
+
+def test_a_service_in_an_office_may_run_on_a_gaming_card(cat: Catalog) -> None:
+    """The rule is the rack's: the same service in an office tower keeps consumer cards."""
+    plan = plan_of(cat, {**BANK_DATA_CENTRE, "site": "office", "data_may_leave": False})
+    assert _bought_consumer(plan)
+
+
+def test_a_chinese_server_room_takes_only_cards_sold_as_blower_editions(cat: Catalog) -> None:
+    """In China rebuilt blower GeForce cards are sold for racks (catalog server_edition_in):
+    those stay, with the refit's warranty said; a Radeon RX, sold with no such edition, goes."""
+    doc = {**BANK_DATA_CENTRE, "region": "cn", "currency": "CNY", "site": "server-room",
+           "budget": {"amount": 600000, "currency": "CNY", "per": "total"}}  # fmt: skip
+    plan = plan_of(cat, doc)
+    consumer = _bought_consumer(plan)
+    assert consumer, "blower editions sold in China stay"
+    assert all("cn" in cat.gpu(g).server_edition_in for g in consumer)
+    refits = [
+        o for o in plan.options
+        if o.candidate.kind == "own" and o.candidate.gpu.gpu_class == "consumer"
+    ]  # fmt: skip
+    assert all("risk.server_edition_refit" in {k for k, _ in o.risks} for o in refits)

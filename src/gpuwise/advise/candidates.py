@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from gpuwise.advise.duty import racked_service
 from gpuwise.advise.regions import offer_in_region, unrecorded
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
@@ -164,7 +165,19 @@ def _buyable(s: Scenario, gpu: Gpu, buyer: str | None, out: CandidateSet) -> boo
     if not sold_in(gpu, market_of(buyer)):
         out.drop("not-sold-here", gpu.id)
         return False
+    if not_for_racks(s, gpu, buyer):
+        out.drop("consumer-card-not-racked", gpu.id)
+        return False
     return True
+
+
+def not_for_racks(s: Scenario, gpu: Gpu, buyer: str | None) -> bool:
+    """A consumer card (open-air cooler) for an organisation's service racked in a server
+    room, where its market sells no blower server edition of it, or a consumer computer (a
+    Mac, a mini PC: no ECC, no remote management, no rack form) for it (duty.racked_service)."""
+    if gpu.gpu_class != "consumer":
+        return False
+    return racked_service(s) and market_of(buyer) not in gpu.server_edition_in
 
 
 def _can_train(cat: Catalog, s: Scenario, gpu: Gpu, out: CandidateSet) -> bool:

@@ -34,6 +34,17 @@ def standing_service(s: Scenario) -> bool:
     return s.workload.kind == "serve" and not s.workload.batch_requests()
 
 
+def racked_service(s: Scenario) -> bool:
+    """An organisation's standing service on machines in a room built for servers: they are
+    rack servers bought with support, which take passive datacenter cards or blower workstation
+    cards, not a consumer card's open-air cooler (the server makers certify no GeForce or
+    Radeon RX; NVIDIA's partners build no blower GeForce above 300 W outside China: catalog
+    `server_edition_in`). A research box in a server room is not held to it (blind w55-01,
+    w56-01: gaming Radeons first for a bank's data centre and a hospital's server room)."""
+    in_server_room = s.owned_site() in SERVER_ROOM_SITES
+    return s.organisation() and standing_service(s) and in_server_room
+
+
 def server_grade_host(s: Scenario) -> bool:
     """A company's or an institution's own machine for a service its staff or customers use,
     or any it puts in a server room: ECC memory, remote management and parts rated for

@@ -212,6 +212,7 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
         "no-system-listed",
         "not-sold-here",
         "no-longer-made",
+        "consumer-card-not-racked",
         "cannot-train",
     ):
         if n.get(rule):

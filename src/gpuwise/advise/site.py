@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gpuwise.advise.duty import racked_service
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 
@@ -74,6 +75,10 @@ def site_risks(s: Scenario, o: Option) -> None:
         o.risks.append(("risk.geforce_server_room", {"gpu": o.candidate.gpu.name}))
     if s.public_api and s.owned_site() in HOME_SITES:
         o.risks.append(("risk.no_uptime_site", {}))
+    g = o.candidate.gpu
+    refit = g.gpu_class == "consumer" and g.server_edition_in and racked_service(s)
+    if refit and not o.candidate.already_owned:  # only a blower rebuild fits the rack
+        o.risks.append(("risk.server_edition_refit", {"gpu": g.name}))
 
 
 def legacy_driver_risk(cat: Catalog, o: Option) -> None:

@@ -203,6 +203,12 @@ class Gpu(Sourced):
     regions: list[Literal["cn", "global"]] = Field(default_factory=list)
     """Markets the card is sold in (as for systems; empty: everywhere): a China-market variant
     or a card modified there is ["cn"], never offered to buy elsewhere (no shop, no price)."""
+    server_edition_in: list[Literal["cn"]] = Field(default_factory=list)
+    """Markets where a consumer card is sold rebuilt as a two-slot blower ("turbo", 涡轮版)
+    card made to be packed into rack servers (Chinese factories refit GeForce chips onto such
+    boards; NVIDIA's partners make no blower GeForce above 300 W elsewhere). Empty: the card
+    comes only with an open-air cooler, which an organisation's rack server does not take
+    (advise.duty.racked_service)."""
     cooling: Literal["active", "passive", "liquid"] = "active"
     """passive: no fan of its own, needs a server's forced airflow (datacenter PCIe, SXM/OAM)."""
     whole_system: bool = False
