@@ -51,6 +51,8 @@ ALLOWED_IN_ZH = frozenset(
         "PUE",
         "TDP",
         "ECC",  # error-correcting memory, as Chinese server specs write it (ECC 内存)
+        "Mac",  # product names the rule on consumer cards in racks cites (桌面 Mac, Radeon RX)
+        "RX",
         # fused training kernels named in risk.fused_only, and logits as Chinese ML texts write it
         "Hugging",
         "Face",

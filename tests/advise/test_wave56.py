@@ -131,3 +131,48 @@ def test_a_chinese_server_room_takes_only_cards_sold_as_blower_editions(cat: Cat
         if o.candidate.kind == "own" and o.candidate.gpu.gpu_class == "consumer"
     ]  # fmt: skip
     assert all("risk.server_edition_refit" in {k for k, _ in o.risks} for o in refits)
+
+
+SAO_PAULO_SERVICE: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "gemma-3-27b", "concurrency": 20,
+                 "prompt_tokens": 1500, "gen_tokens": 250,
+                 "target_tokens_per_s_per_request": 20},
+    "months": 24, "hours_per_day": 24, "region": "brazil", "data_may_leave": False,
+    "entity": "company", "site": "colocation", "currency": "USD",
+}  # fmt: skip
+"""w56-02: a fintech's assistant whose data stays in Brazil, on machines colocated there."""
+
+
+def _own_capital(plan: Any) -> dict[str, float]:
+    return {
+        o.candidate.label: o.cost.items.get("cards", 0.0) + o.cost.items.get("host", 0.0)
+        for o in plan.options + plan.infeasible
+        if o.candidate.kind == "own" and o.candidate.system is None
+    }
+
+
+def test_hardware_bought_in_brazil_costs_its_import_price(cat: Catalog) -> None:
+    """The catalog prices no card in Brazil: its world price times the country's index
+    (duties and taxes), and the plan says so; the same machine bought in the US does not."""
+    factor = next(r for r in cat.extra("region") if r.id == "brazil").hardware_price_index
+    assert factor and factor > 1.3
+    brazil = plan_of(cat, SAO_PAULO_SERVICE)
+    us = plan_of(cat, {**SAO_PAULO_SERVICE, "region": "us"})
+    there, here = _own_capital(brazil), _own_capital(us)
+    shared = sorted(set(there) & set(here))
+    assert shared
+    for label in shared:
+        assert there[label] == pytest.approx(here[label] * factor, rel=0.02), label
+    assert "plan.note_hardware_index" in {k for k, _ in brazil.assumptions}
+    assert "plan.note_hardware_index" not in {k for k, _ in us.assumptions}
+
+
+@pytest.mark.parametrize(
+    ("name", "region_id"),
+    [("São Paulo", "brazil"), ("Zurich", "switzerland"), ("Toronto", "canada"), ("巴西", "brazil")],
+)
+def test_countries_users_name_are_regions(cat: Catalog, name: str, region_id: str) -> None:
+    from gpuwise.advise.regions import find_region
+
+    region = find_region(cat, name)
+    assert region is not None and region.id == region_id

@@ -33,6 +33,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out: list[Fired] = []
     if any(o.candidate.kind == "own" for o in (*plan.options, *plan.infeasible, *plan.unchecked)):
         out.append(power_assumption(cat, s, ctx))
+        out += hardware_index_note(cat, s, ctx)
     out += pooling_note(cat, s, plan.options or plan.infeasible)
     out += pooling_capacity_note(cat, s, plan.options)
     out += answer_time_note(cat, s, plan.options)
@@ -283,6 +284,19 @@ def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict
         params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
         params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
     return ("plan.assume_power", params)
+
+
+def hardware_index_note(cat: Catalog, s: Scenario, ctx: Context) -> list[Fired]:
+    """Hardware bought in a country priced only abroad: the index its world prices were
+    multiplied by, and where it comes from (cost/market.py)."""
+    from gpuwise.cost.market import hardware_index
+
+    region = None if s.region.strip().lower() in ("any", "") else s.region
+    index = hardware_index(cat, region, ctx.currency)
+    if index is None:
+        return []
+    params = {"factor": index.factor, "region_en": index.name_en, "region_zh": index.name_zh}
+    return [("plan.note_hardware_index", params | {"source": index.source})]
 
 
 def companions_note(cat: Catalog, plan: Plan) -> list[Fired]:

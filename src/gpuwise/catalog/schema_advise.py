@@ -51,6 +51,12 @@ class Region(Sourced):
     """The wider region a country lies in (japan in asia-pacific): its tariffs and market apply
     where the country has none of its own; the country's own `codes` keep its offers apart, so
     a plan for India never ranks a Tokyo VM as if it were in India (blind w35-02)."""
+    hardware_price_index: float | None = Field(default=None, gt=0)
+    """What computer hardware bought there costs against its US price, duties and taxes
+    included (a reference card's local price over its US price at the day's exchange rate;
+    the source on the value): where the catalog has no price in the country's own market, a
+    card, host or server is priced at the world price times this (cost/market.py; blind
+    w56-02: a Brazilian fintech's servers priced as if bought in the US)."""
     countries: dict[str, str] = Field(default_factory=dict)
     """Aliases that name one country of the region, with its ISO code: `region: germany` takes
     the EU's offers and the German tariffs (blind w50-05: the EU household average was charged

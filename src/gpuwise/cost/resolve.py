@@ -18,6 +18,7 @@ from gpuwise.catalog.schema_cost import HostPlatform
 from gpuwise.catalog.schema_extra import Maintenance
 from gpuwise.cost.channel import Buyer, card_price, only_second_hand
 from gpuwise.cost.context import CURRENCIES, Context, fx_ref, make_context, with_retrieved
+from gpuwise.cost.market import hardware_index, imported_host, index_note
 from gpuwise.cost.model import DAYS_PER_MONTH, Note, PriceRef
 from gpuwise.cost.own import OwnSpec, resale_fraction
 from gpuwise.cost.power import (
@@ -342,6 +343,11 @@ def resolve_own(
     if opts.owned:
         notes.append(Note.of("cost.note_owned", gpu=gpu.id, count=count))
     platform_id, platform, host = build_host(cat, ctx, gpu, count, card_price, opts, notes, prices)
+    index = None if opts.owned else hardware_index(cat, opts.region, ctx.currency)
+    if index is not None:  # imported: duties and taxes on the world prices (host from them)
+        card_price *= index.factor if opts.card_price is None else 1.0
+        host = imported_host(host, index, opts.host_price is not None)
+        notes.append(index_note(index))
     power = _power(cat, ctx, gpu, count, platform, opts, notes, prices)
     resale = _resale(cat, ctx, gpu, card_price, opts, notes)
     warranty = _card_warranty(cat, ctx, gpu, opts, card_ref)

@@ -32,6 +32,7 @@ from gpuwise.catalog.systems import (
     sold_in,
     systems_for,
 )
+from gpuwise.cost.market import hardware_index, index_note
 from gpuwise.cost.model import CostOption, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
 from gpuwise.cost.power import (
@@ -164,6 +165,10 @@ def resolve_system(
     used = devices if used_devices is None else max(1, min(used_devices, devices))
     notes = _use_notes(system, gpu, systems, used)
     price = _per_card(system, ctx, market, opts, notes)
+    index = hardware_index(cat, opts.region, ctx.currency)
+    if index is not None and opts.card_price is None and price.priced:
+        price = replace(price, per_card=price.per_card * index.factor)  # imported
+        notes.append(index_note(index))
     prices = [price.ref] if price.ref else []
     gpu_load_w, gpu_idle_w = _draw(cat, gpu, used / devices, opts.workload, notes)
     host_load, host_idle = _host_draw(cat, system, gpu, systems, opts)

@@ -195,9 +195,16 @@ def _unchecked(console: Console, report: PlanReport) -> None:
         return
     console.print()
     console.print(t("plan.unchecked_title"))
-    for o in report.unchecked[:5]:
+    for o in report.unchecked[:UNCHECKED_SHOWN]:
         why = "; ".join(u.text for u in o.unchecked)
         console.print(f"• {_hardware(o)} {_where(o)}: {why}")
+    more = len(report.unchecked) - UNCHECKED_SHOWN
+    if more > 0:  # never cut a list without a word (blind w56-01 missed the L20 there)
+        console.print(t("plan.unchecked_more", n=more))
+
+
+UNCHECKED_SHOWN = 5
+"""Options listed under "Not checked" (the rest are counted, and all are in --json)."""
 
 
 def markdown(report: PlanReport) -> str:
