@@ -9,8 +9,10 @@ of measured ÷ estimated over leave-one-source-out estimates. Two coverages per 
 - nested: the bands recomputed without the case's own source, then looked up the same way: an
   honest out-of-sample check, since the shipped band has seen the case it is scored on.
 
-"below p10" is how often the slow end the plan checks targets and deadlines at was not slow
-enough (about 10% expected). Prints a Markdown table for benchmarks/README.md.
+Cases of a past engine era that only their own source measured (speed_band_data.lone_era_cases)
+are left out, as they are of the bands. "below p10" is how often the slow end the plan checks
+targets and deadlines at was not slow enough (about 10% expected). Prints a Markdown table for
+benchmarks/README.md.
 Run: PYTHONPATH=src python benchmarks/band_coverage.py
 """
 
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_speed import MEMORY_CASES, _setup
 
 from gpuwise.estimate.speed_band import CASE_KINDS, error_bands
-from gpuwise.estimate.speed_band_data import vram_ratios
+from gpuwise.estimate.speed_band_data import lone_era_cases, vram_ratios
 from gpuwise.estimate.speed_constants import SpeedConstants
 from gpuwise.estimate.speed_fit import leave_one_source_out
 
@@ -40,10 +42,11 @@ def held_out_rows() -> tuple[SpeedConstants, list[Row]]:
     """The shipped constants and every held-out ratio with the source it came from."""
     cat, mc, sc, prepared = _setup()
     loso = leave_one_source_out(prepared, sc)
+    lone = lone_era_cases(prepared, sc)  # not what the bands describe: past eras, one source
     rows: list[Row] = [
         (CASE_KINDS[pc.kind], pc.engine, pc.card_class, pc.measured / loso[pc.id], pc.source)
         for pc in prepared
-        if loso.get(pc.id)
+        if loso.get(pc.id) and pc.id not in lone
     ]
     memory = tomllib.loads(MEMORY_CASES.read_text(encoding="utf-8"))["case"]
     for case in memory:

@@ -176,3 +176,14 @@ def test_countries_users_name_are_regions(cat: Catalog, name: str, region_id: st
 
     region = find_region(cat, name)
     assert region is not None and region.id == region_id
+
+
+def test_an_assumed_running_batch_shrinks_to_what_a_card_holds(cat: Catalog) -> None:
+    """vLLM runs as many prompts as its KV cache holds: a 24 GB card runs a 8B VLM batch on
+    its own at a smaller running batch, not split over cards to hold 256 (w56-04)."""
+    plan = plan_of(cat, ALIBABA_BATCH)
+    single = [
+        o for o in plan.options + plan.infeasible
+        if o.candidate.gpu.id == "a10" and o.sized.count // o.sized.replicas == 1
+    ]  # fmt: skip
+    assert single

@@ -345,6 +345,15 @@ class Scenario(_Strict):
         one._one_run = True
         return one
 
+    _running_batch_assumed: bool = PrivateAttr(default=False)
+    """A one-off batch's requests in flight were assumed (the engine's default running batch,
+    workload.with_assumed_concurrency), not stated: a card whose memory holds fewer runs fewer,
+    as vLLM's scheduler does with the KV cache it has (sizing._size_batch)."""
+
+    def running_batch_assumed(self) -> bool:
+        """The batch's requests in flight are the engine's default, not the user's."""
+        return self._running_batch_assumed
+
     _budget_stated: tuple[float, str, float] | None = PrivateAttr(default=None)
     """The budget as written when it was per year or per run: amount, per, and the years or
     runs it was multiplied by (parse_scenario._budget_over_project)."""

@@ -207,8 +207,7 @@ def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float)
     floor only where nothing above it fits (quality before a cheaper batch of worse text)."""
     found: list[Sized] = []
     for quant, kv in serve_formats(si, gpu):
-        attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults, kv)
-        sized = _best_budget(s, gpu, count, attempt, si, None)
+        sized = _batch_in_memory(s, gpu, count, si, quant, kv)
         if sized is not None:
             found.append(sized)
     if not found:
@@ -221,6 +220,31 @@ def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float)
     if slow_tokens_per_s(best) <= slow_tokens_per_s(first) * 1.05:
         return first  # not worth a quality caveat
     return _compressed_from(best, first)
+
+
+SMALLEST_RUNNING_BATCH = 8
+"""Fewest requests in flight an assumed running batch is cut to on a card whose memory holds
+no more (below it the card is left to a format or a card that holds more)."""
+
+
+def _batch_in_memory(
+    s: Scenario, gpu: Gpu, count: int, si: SizeInputs, quant: str, kv: str | None
+) -> Sized | None:
+    """One format of a batch, at the running batch it was given; where that batch was assumed
+    (the engine's default) and its KV cache does not fit, at half of it, and half again, down
+    to SMALLEST_RUNNING_BATCH: the engine runs what its memory holds (blind w56-04: 256 in
+    flight forced a 7B VLM onto two 40 GB A100s where one runs ~90 at a time)."""
+    running = s.workload.concurrency
+    while True:
+        attempt = serve_attempt(s, si.model, quant, si.choice.engine, count, si.defaults, kv)
+        sized = _best_budget(s, gpu, count, attempt, si, None)
+        if sized is not None or not s.running_batch_assumed():
+            return sized
+        running //= 2
+        if running < SMALLEST_RUNNING_BATCH:
+            return None
+        w = s.workload.model_copy(update={"concurrency": running})
+        s = s.model_copy(update={"workload": w})
 
 
 BUDGET_REACH = 1.5

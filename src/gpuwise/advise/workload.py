@@ -75,7 +75,9 @@ def with_assumed_concurrency(cat: Catalog, s: Scenario) -> tuple[Scenario, int |
         return s, None
     if n == w.concurrency:
         return s, None
-    return s.model_copy(update={"workload": w.model_copy(update={"concurrency": n})}), n
+    out = s.model_copy(update={"workload": w.model_copy(update={"concurrency": n})})
+    out._running_batch_assumed = bool(w.batch_requests())
+    return out, n
 
 
 def generation_of(cat: Catalog, s: Scenario) -> Scenario:
