@@ -87,7 +87,20 @@ def test_llama_cpp_keeps_the_token_embeddings_on_the_cpu() -> None:
     fmt = MC.weight_format("mxfp4")
     on_gpu, on_cpu = weight_bytes(m, fmt), weight_bytes(m, fmt, embeddings_on_cpu=True)
     assert on_gpu.embedding_on_gpu and not on_cpu.embedding_on_gpu
-    assert on_gpu.total - on_cpu.total == pytest.approx(m.vocab_size * m.hidden_size * 2, rel=0.01)
+    assert on_cpu.total < on_gpu.total
+
+
+def test_llama_cpp_reads_the_gguf_whose_other_tensors_are_q8_0() -> None:
+    """ggml-org's MXFP4 GGUF of gpt-oss-120b is 59.02 GiB (llama-bench, catalog source
+    mem-gptoss-gguf-size): the experts in MXFP4, every other tensor in Q8_0 (8.5 bits), not
+    the checkpoint's bf16 (60.7 GiB). On the GPU: the file less the token embeddings."""
+    m = CAT.model("gpt-oss-120b")
+    fmt = MC.weight_format("mxfp4")
+    assert fmt.gguf_rest_bits == 8.5
+    embeddings = m.vocab_size * m.hidden_size * 8.5 / 8
+    gguf = weight_bytes(m, fmt, embeddings_on_cpu=True).total + embeddings
+    assert gguf / 2**30 == pytest.approx(59.02, rel=0.01)
+    assert weight_bytes(m, fmt).total / 2**30 > 60.5  # the safetensors checkpoint vLLM reads
 
 
 def test_default_format_is_the_shipped_one_and_120b_fits_one_80gb_card(cli) -> None:  # type: ignore[no-untyped-def]

@@ -31,6 +31,11 @@ class WeightFormat(Sourced):
     boosted_bits_per_weight: PositiveFloat | None = None
     boosted_share: float = Field(default=0.0, ge=0, le=1)
     output_bits_per_weight: PositiveFloat | None = None
+    gguf_rest_bits: PositiveFloat | None = None
+    """Bits per weight of every tensor outside the experts (attention, router, embeddings, LM
+    head) in the format's GGUF files, which llama.cpp reads: ggml-org's MXFP4 GGUFs of gpt-oss
+    keep them in Q8_0 (8.5), where the safetensors checkpoint keeps them in 16 bits. None: as
+    in the checkpoint."""
     qlora_base: bool = False
     trainable: bool = False
 

@@ -100,15 +100,19 @@ def _experts_bytes(
     m: LlmModel, fmt: WeightFormat, embedding: float, head: float, linear: float, on_cpu: bool
 ) -> WeightBytes:
     """Experts in the format (values + block scales), the rest in 16 bits (or the shipped
-    checkpoint's `hint_rest_bits`: DeepSeek-V4's FP8); llama.cpp, which reads gpt-oss's MXFP4
-    GGUF files, keeps the token embeddings on the CPU."""
+    checkpoint's `hint_rest_bits`: DeepSeek-V4's FP8). llama.cpp (`gguf`: the engine that
+    keeps token embeddings on the CPU) reads the format's GGUF files, whose other tensors are
+    at the format's `gguf_rest_bits` (gpt-oss: Q8_0; 59.0 GiB for 120B where 16 bits would make
+    60.7: blind w55-02, its decode read 1.4 GB a token too many on a DGX Spark)."""
     experts = expert_params(m)
     nominal = int(fmt.bits_per_weight)
+    gguf_bits = fmt.gguf_rest_bits if on_cpu else None
     on_cpu = on_cpu and not m.tied_embeddings
     rest = linear - experts
     rest_bits = m.hint_rest_bits if m.hint_rest_bits and fmt.id == m.weight_format_hint else 16.0
+    rest_bits = gguf_bits or rest_bits
     embeddings = (0.0 if on_cpu else embedding) + head
-    values = experts * nominal / 8 + rest * rest_bits / 8 + embeddings * 2
+    values = experts * nominal / 8 + rest * rest_bits / 8 + embeddings * (gguf_bits or 16.0) / 8
     return WeightBytes(values, experts * (fmt.bits_per_weight - nominal) / 8, not on_cpu)
 
 
