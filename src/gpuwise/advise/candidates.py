@@ -264,7 +264,9 @@ def _own_systems(
 
 def _own(cat: Catalog, s: Scenario, buyer: str | None, out: CandidateSet, min_node: int) -> None:
     market = market_of(buyer)
-    for gpu in cat.gpus:
+    if s.acquire == "rent":
+        out.drop("acquire-rent-only")  # nothing bought: only what the user owns is kept
+    for gpu in cat.gpus if s.acquire != "rent" else ():
         if not _buyable(s, gpu, buyer, out) or not _can_train(cat, s, gpu, out):
             continue
         systems = systems_for(cat, gpu.id)
@@ -446,5 +448,8 @@ def candidates(cat: Catalog, s: Scenario, region: Region | None, buyer: str | No
     values = {a.id: a.value for a in cat.extra("plan_assumption")}
     min_node = int(values["scale_out_min_node_gpus"])
     _own(cat, s, buyer, out, min_node)
-    _rent(cat, s, region, out, min_node)
+    if s.acquire == "buy":
+        out.drop("acquire-buy-only")  # capital-only: no rental is counted
+    else:
+        _rent(cat, s, region, out, min_node)
     return out

@@ -352,6 +352,8 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
         out.append(("data-stays-on-premises", {}))
     if s.domestic_only:
         out.append(("domestic-only", {}))
+    if s.acquire != "any":
+        out.append((f"acquire-{s.acquire}-only", {}))
     if "hipaa" in s.compliance:
         out.append(hipaa_rule(cat, plan))
     own = _priced_own(plan.options)

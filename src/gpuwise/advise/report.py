@@ -341,6 +341,8 @@ def _no_cloud_key(plan: Plan, owned: bool) -> str:
     owning winning (blind w52-04: a country with no rental priced in it read "owning wins")."""
     if owned:
         return "plan.answer_no_cloud_owned"
+    if plan.scenario.acquire == "buy":
+        return "plan.answer_no_cloud_buy_only"
     everything = [*plan.options, *plan.infeasible, *plan.unchecked]
     clouds = plan.scenario.data_may_leave
     if clouds and not any(o.candidate.kind == "rent" for o in everything):

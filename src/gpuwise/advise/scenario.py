@@ -264,6 +264,11 @@ class Scenario(_Strict):
     deadline_days: Annotated[float | None, _n("deadline_days")] = None
     region: str = "any"
     data_may_leave: bool = True
+    acquire: Literal["any", "buy", "rent"] = "any"
+    """How the hardware may be had: "buy" only (capital-only funds, a lab's shared server it
+    must own: blind w57-04), "rent" only (no premises and no one to run machines: w57-05),
+    "any" both. Cards the user already owns are used either way. `buy_only: true` and
+    `rent_only: true` say the same."""
     domestic_only: bool = False
     compliance: list[Literal["hipaa"]] = Field(default_factory=list)
     """Rules the data falls under that narrow who may process it: "hipaa" (US health data)
@@ -329,6 +334,19 @@ class Scenario(_Strict):
     `provider-not-listed`; empty: every cloud (blind w54-02: "EU clouds only" could not be
     written, and region: eu still ranked US companies' clouds)."""
     memory_margin: float = Field(default=0.05, ge=0, lt=0.9)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _acquire_shorthand(cls, data: Any) -> Any:
+        """`buy_only: true` / `rent_only: true`, the way people write it, is `acquire`."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for key, value in (("buy_only", "buy"), ("rent_only", "rent")):
+            wanted = isinstance(out.get(key), bool) and out.pop(key)
+            if wanted and "acquire" not in out:
+                out["acquire"] = value
+        return out
 
     @model_validator(mode="after")
     def _single_run(self) -> Scenario:
