@@ -66,3 +66,16 @@ def test_a_first_token_met_only_at_the_central_estimate_ranks_after(cat: Catalog
     flags = [any(k in SLOW_END_MISSES for k, _ in o.risks) for o in plan.options]
     assert flags and not flags[0]
     assert flags == sorted(flags)  # every option within the limit at the slow end comes first
+
+
+@pytest.mark.parametrize("name", ["jp", "japan", "Osaka", "東京"])
+def test_a_country_named_any_way_pays_its_own_tariff(cat: Catalog, name: str) -> None:
+    """'jp' is Japan's alias and also a code asia-pacific lists: the region it names comes
+    first, so every spelling pays Japan's tariff, not Asia's average (w57-01)."""
+    from gpuwise.cost.power import default_tariff
+
+    assert default_tariff(cat, "USD", "business", name) == default_tariff(
+        cat, "USD", "business", "japan"
+    )
+    chosen = default_tariff(cat, "USD", "business", name)
+    assert next(x for x in cat.extra("tariff") if x.id == chosen).region == "japan"

@@ -160,13 +160,16 @@ def region_chain(cat: Catalog, region: str | None, currency: str) -> list[str]:
         key = "-".join(region.lower().split())  # "New York" is the alias new-york
         chain.append(key)
         regions = {r.id: r for r in cat.extra("region")}
-        for r in regions.values():
-            if r.id == key or any(c.lower() == key for c in (*r.codes, *r.aliases)):
-                country = r.countries.get(key)
-                chain += [country.lower()] if country else []  # germany: DE's tariffs first
-                chain.append(r.id)
-                wider = regions.get(r.within) if r.within else None  # japan lies in asia-pacific
-                chain += [wider.id] if wider is not None else []
+        named = [r for r in regions.values() if key in (r.id, *(a.lower() for a in r.aliases))]
+        coded = [r for r in regions.values() if any(c.lower() == key for c in r.codes)]
+        # the region the name names before those that merely list it as a code: "jp" is
+        # Japan's alias and also a code of asia-pacific (blind w57-01: jp paid Asia's average)
+        for r in {r.id: r for r in [*named, *coded]}.values():
+            country = r.countries.get(key)
+            chain += [country.lower()] if country else []  # germany: DE's tariffs first
+            chain.append(r.id)
+            wider = regions.get(r.within) if r.within else None  # japan lies in asia-pacific
+            chain += [wider.id] if wider is not None else []
     chain.append(CURRENCY_REGION.get(currency, "us"))
     return list(dict.fromkeys(chain))
 
