@@ -79,3 +79,33 @@ def test_a_country_named_any_way_pays_its_own_tariff(cat: Catalog, name: str) ->
     )
     chosen = default_tariff(cat, "USD", "business", name)
     assert next(x for x in cat.extra("tariff") if x.id == chosen).region == "japan"
+
+
+MADRID: dict[str, Any] = {
+    "workload": {"kind": "serve", "model": "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+                 "concurrency": 40, "prompt_tokens": 1000, "gen_tokens": 300,
+                 "target_tokens_per_s_per_request": 25},
+    "months": 12, "hours_per_day": 24, "region": "eu", "public_api": True,
+    "currency": "EUR", "entity": "company",
+    "budget": {"amount": 3000, "currency": "EUR", "per": "month"},
+}  # fmt: skip
+"""w57-05: a public chatbot whose machines may each be the N+1 of the others."""
+
+
+def test_machines_that_carry_the_load_one_down_need_no_spare_machine(cat: Catalog) -> None:
+    """N+1 is what the survivors carry with one machine down, at the central estimate: an
+    option of several machines with that slack adds no spare; one without it does."""
+    plan = plan_of(cat, MADRID)
+    target = 40 * 25
+    within, spared = 0, 0
+    for o in plan.options + plan.infeasible:
+        if o.candidate.nodes < 2 or o.candidate.kind != "rent":
+            continue
+        survivors = o.sized.tokens_per_s * (1 - 1 / o.candidate.nodes)
+        if any(r == "failover-within" for r, _ in o.rules):
+            within += 1
+            assert survivors >= target and "failover_replica" not in o.cost.items
+        elif "failover_replica" in o.cost.items:
+            spared += 1
+            assert survivors < target or o.sized.replicas > o.candidate.nodes
+    assert within and spared
