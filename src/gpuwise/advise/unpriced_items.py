@@ -26,14 +26,17 @@ STORAGE_ITEMS = ("block_storage", "object_storage", "snapshots")
 
 
 def _least_per_item(options: list[Option]) -> dict[str, float]:
-    """The least each storage item costs over the rentals that price it."""
+    """The least each storage item costs a machine over the rentals that price it: every
+    machine of a rental holds its own disk, so a two-node cluster's bill is two disks, and a
+    one-machine option is imputed one (a 16-GPU cluster's two disks were once imputed to an
+    8-GPU node)."""
     seen: dict[str, list[float]] = defaultdict(list)
     for o in options:
         if o.candidate.kind != "rent":
             continue
         for name in STORAGE_ITEMS:
             if name in o.cost.items:
-                seen[name].append(o.cost.items[name])
+                seen[name].append(o.cost.items[name] / max(1, o.candidate.nodes))
     return {name: min(values) for name, values in seen.items()}
 
 
@@ -49,7 +52,8 @@ def impute_unpriced_items(options: list[Option]) -> dict[str, Any] | None:
         if not names:
             continue
         imputed_items.update(names)
-        details = {**o.cost.details, "unpriced_imputed": sum(least[n] for n in names)}
+        machines = max(1, o.candidate.nodes)
+        details = {**o.cost.details, "unpriced_imputed": machines * sum(least[n] for n in names)}
         o.cost = replace(o.cost, details=details)  # a bill may be shared: never edited
     if not imputed_items:
         return None
