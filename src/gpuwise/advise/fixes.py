@@ -94,7 +94,12 @@ def apply_patch(s: Scenario, patch: dict[str, Any]) -> Scenario:
             data["workload"] = {**data.get("workload", {}), **value}
         else:
             data[key] = value
-    return Scenario.model_validate(data)
+    out = Scenario.model_validate(data)
+    # what the first reading assumed stays assumed unless the patch states it (a running batch
+    # the engine's memory may cut: sizing._batch_in_memory)
+    if "concurrency" not in patch.get("workload", {}):
+        out._running_batch_assumed = s.running_batch_assumed()
+    return out
 
 
 def patch_text(patch: dict[str, Any]) -> str:

@@ -39,11 +39,13 @@ def rented_cluster_unknown(s: Scenario, o: Option) -> bool:
     )
 
 
-SLOW_END_MISSES = (PER_REQUEST_CEILING, "risk.first_token_band", "risk.prefill_saturated_band")
+SLOW_END_MISSES = (PER_REQUEST_CEILING, "risk.first_token_band")
 """Limits an option meets only at its central estimate, which no amount of the same hardware
 mends (a per-request speed, a prompt's first token: more copies shorten the queue, not the
 prefill), so no shortfall factor prices them: the option ranks after those that meet them at
-the slow end (blind w57-03: 1.94 s against 2 s asked, 3.21 s at the slow end, ranked first)."""
+the slow end (blind w57-03: 1.94 s against 2 s asked, 3.21 s at the slow end, ranked first).
+Prompts that outrun a copy's prefill at the slow end (risk.prefill_saturated_band) are not
+among them: more copies take them."""
 
 TIERS = 8
 """The leading elements of the ranking key that are tiers, not money (rank_key)."""
