@@ -187,3 +187,11 @@ def test_an_assumed_running_batch_shrinks_to_what_a_card_holds(cat: Catalog) -> 
         if o.candidate.gpu.id == "a10" and o.sized.count // o.sized.replicas == 1
     ]  # fmt: skip
     assert single
+
+
+def test_a_vision_model_without_image_tokens_says_images_are_not_counted(cat: Catalog) -> None:
+    notes = {k for k, _ in plan_of(cat, ALIBABA_BATCH).assumptions}
+    assert "plan.note_images_not_counted" in notes
+    images = {**ALIBABA_BATCH["workload"], "image_tokens": 1000}
+    notes = {k for k, _ in plan_of(cat, {**ALIBABA_BATCH, "workload": images}).assumptions}
+    assert "plan.note_images_not_counted" not in notes

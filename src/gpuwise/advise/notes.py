@@ -17,7 +17,7 @@ from gpuwise.advise.over_budget import over_budget_note
 from gpuwise.advise.overhead import rental_overhead_note
 from gpuwise.advise.scenario import Scenario
 from gpuwise.advise.spot_note import no_spot_price_note
-from gpuwise.advise.workload import reading_floor
+from gpuwise.advise.workload import reading_floor, workload_model
 from gpuwise.catalog import Catalog
 from gpuwise.cost.resolve import Context
 from gpuwise.estimate.pooling import pools
@@ -44,6 +44,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     out += over_budget_note(plan)
     out += no_spot_price_note(cat, plan)
+    out += images_not_counted_note(cat, s)
     out += cold_standby_note(plan.options)
     out += companions_note(cat, plan)
     out += considered_notes(cat, plan, cs)
@@ -284,6 +285,19 @@ def power_assumption(cat: Catalog, s: Scenario, ctx: Context) -> tuple[str, dict
         params[f"who_{lang}"] = t(f"plan.entity_{s.entity}", lang=lang)
         params[f"site_{lang}"] = t(f"site.{site}", lang=lang)
     return ("plan.assume_power", params)
+
+
+def images_not_counted_note(cat: Catalog, s: Scenario) -> list[Fired]:
+    """A vision model served with no `image_tokens`: its vision encoder's work is not counted,
+    which the plan says rather than time text alone as if it were the job (blind w56-04: the
+    invoices' images were in the prompt count, the encoder in nothing)."""
+    w = s.workload
+    if w.kind == "train" or w.image_tokens:
+        return []
+    model = workload_model(cat, s)[0]
+    if model.vision is None:
+        return []
+    return [("plan.note_images_not_counted", {"model": model.name})]
 
 
 def hardware_index_note(cat: Catalog, s: Scenario, ctx: Context) -> list[Fired]:
