@@ -12,7 +12,7 @@ import yaml
 
 from gpuwise.advise.margin import at_risk_of_missing
 from gpuwise.advise.plan import Plan, make_plan, workload_model
-from gpuwise.advise.regions import in_region, unrecorded
+from gpuwise.advise.regions import in_region, priced_elsewhere, unrecorded
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
 from tests.advise.invariants import check_fixes, check_plan, check_rendered
@@ -84,6 +84,10 @@ def _rent_region(plan: Plan, want: str) -> None:
         assert offer and provider
         if unrecorded(provider, offer):  # kept, said and ranked after (advise/regions.py)
             assert any(k == "risk.region_unrecorded" for k, _ in o.risks), o.candidate.label
+            continue
+        if priced_elsewhere(region, provider, offer):  # sold there, priced elsewhere: said
+            assert any(k == "risk.priced_elsewhere" for k, _ in o.risks), o.candidate.label
+            assert any(in_region(region, c) for c in offer.regions), o.candidate.label
             continue
         quoted = offer.price_region or provider.price_region
         codes = [quoted] if quoted else offer.regions

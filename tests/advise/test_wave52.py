@@ -96,14 +96,33 @@ def test_a_country_with_no_rental_priced_says_so_and_quotes_the_wider_region(
     the country lies in, from the plan run again there."""
     from gpuwise.advise.report import answer_lines
 
-    plan = plan_of(cat, NPC_KOREA)
+    # Korea now rents what AWS sells in Seoul at its priced-elsewhere rate (blind w58-01):
+    # Taiwan is the country no provider in the catalog sells these machines in
+    plan = plan_of(cat, {**NPC_KOREA, "region": "taiwan"})
     assert plan.options and not any(o.candidate.kind == "rent" for o in plan.options)
-    assert "None ranked" in answer_lines(cat, plan)[-1]
+    everything = plan.options + plan.infeasible + plan.unchecked
+    said = "None ranked" if not any(o.candidate.kind == "rent" for o in everything) else "None"
+    assert said in answer_lines(cat, plan)[-1]
     notes = [p for k, p in plan.assumptions if k == "plan.note_rental_nearby"]
     assert len(notes) == 1 and notes[0]["wider"] == "asia-pacific"
     wider = plan_of(cat, {**NPC_KOREA, "region": "asia-pacific"})
     first_rental = next(o for o in wider.options if o.candidate.kind == "rent")
     assert notes[0]["ratio"] == pytest.approx(first_rental.cost.total / plan.options[0].cost.total)
+
+
+def test_korea_rents_what_is_sold_in_seoul_priced_elsewhere(cat: Catalog) -> None:
+    """w58-01: a rental sold in Seoul and priced for another region is ranked at that price
+    with the risk that says so, not left out for a purchase."""
+    plan = plan_of(cat, NPC_KOREA)
+    rented = [o for o in plan.options if o.candidate.kind == "rent"]
+    assert rented
+    assert all(
+        any(k in ("risk.priced_elsewhere", "risk.region_unrecorded") for k, _ in o.risks)
+        or not o.candidate.offer.regions
+        or o.candidate.offer.price_region
+        for o in rented
+    )
+    assert any(k == "risk.priced_elsewhere" for o in rented for k, _ in o.risks)
 
 
 def test_no_nearby_note_where_the_country_prices_a_rental(cat: Catalog) -> None:

@@ -39,6 +39,12 @@ def rented_cluster_unknown(s: Scenario, o: Option) -> bool:
     )
 
 
+REGION_UNSURE = ("risk.region_unconfirmed", "risk.region_unrecorded")
+"""Rentals whose presence in the named region the catalog does not confirm: ranked after those
+known to be there (advise/regions.py). One sold there but priced for another region
+(risk.priced_elsewhere) is no tier: it is there, and its price differs by some per cent, not by
+what a purchase it would rank behind costs (blind w58-01)."""
+
 SLOW_END_MISSES = (PER_REQUEST_CEILING, "risk.first_token_band")
 """Limits an option meets only at its central estimate, which no amount of the same hardware
 mends (a per-request speed, a prompt's first token: more copies shorten the queue, not the
@@ -91,7 +97,7 @@ def rank_key(s: Scenario, margin: float = 0.0) -> Any:
             s.owned_site() == "home" and any(k.startswith("risk.server_site") for k, _ in o.risks),
             marketplace_tier(s, o),
             rented_cluster_unknown(s, o),
-            any(k in ("risk.region_unconfirmed", "risk.region_unrecorded") for k, _ in o.risks),
+            any(k in REGION_UNSURE for k, _ in o.risks),
             any(k in SLOW_END_MISSES for k, _ in o.risks),
             total / (1 + margin) if o.candidate.already_owned else total / preference(s, o),
             o.time_hours or 0.0,

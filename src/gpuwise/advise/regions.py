@@ -91,7 +91,19 @@ def offer_in_region(region: Region, provider: Provider, offer: Offer) -> bool:
         hosts_anywhere = provider.hosting == "marketplace"
         return region.kind == "global" and provider.region_kind == "global" and not hosts_anywhere
     codes = [quoted] if quoted else offer.regions
-    return any(in_region(region, c) for c in codes)
+    return any(in_region(region, c) for c in codes) or priced_elsewhere(region, provider, offer)
+
+
+def priced_elsewhere(region: Region, provider: Provider, offer: Offer) -> bool:
+    """The provider sells the instance in the region but the catalog prices it only in another
+    (AWS's g6 listed in Seoul, priced for us-east-1): kept at that price with the risk
+    `risk.priced_elsewhere`, ranked by that price (ranking.REGION_UNSURE says why), so a
+    country the catalog has no price for is not answered with a purchase as if nobody rented
+    there (blind w58-01: a Seoul studio told to buy; w55-05: UK rentals left out)."""
+    quoted = price_region(provider, offer)
+    if not quoted or in_region(region, quoted):
+        return False
+    return any(in_region(region, c) for c in offer.regions)
 
 
 def unrecorded(provider: Provider, offer: Offer) -> bool:
@@ -134,6 +146,11 @@ def flag_unconfirmed_regions(options: list[Any], region: Region | None) -> None:
         if unrecorded(p, offer):
             names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in LANGS}
             o.risks.append(("risk.region_unrecorded", {**names, "region": region.id}))
+            continue
+        if priced_elsewhere(region, p, offer):
+            names = {f"provider_{lang}": getattr(p, f"name_{lang}") for lang in LANGS}
+            quoted = {"price_region": price_region(p, offer), "region": region.id}
+            o.risks.append(("risk.priced_elsewhere", {**names, **quoted}))
             continue
         if not p.regions_unconfirmed:
             continue
