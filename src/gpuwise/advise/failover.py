@@ -69,10 +69,16 @@ def survivors_carry(s: Scenario, o: Option, lost: int) -> bool:
     is for the estimate's error in normal running, not for the hours a machine is down (blind
     w57-05: three H100 instances priced where two, each carrying the load, were asked)."""
     target = s.workload.target_tokens_per_s or 0.0
-    replicas = max(1, o.sized.replicas)
-    if target <= 0 or o.sized.tokens_per_s <= 0 or lost >= replicas:
+    if target <= 0 or o.sized.tokens_per_s <= 0 or lost >= max(1, o.sized.replicas):
         return False
-    return o.sized.tokens_per_s * (replicas - lost) / replicas >= target
+    return one_machine_down(o) >= target
+
+
+def one_machine_down(o: Option) -> float:
+    """Tokens/s the option's other machines serve while one of them is down (central)."""
+    replicas, machines = max(1, o.sized.replicas), max(1, o.candidate.nodes)
+    lost = max(1, replicas // machines)
+    return o.sized.tokens_per_s * max(0, replicas - lost) / replicas
 
 
 def failover_cost(s: Scenario, o: Option, items: tuple[str, ...] = HARDWARE_ITEMS) -> float:
@@ -137,8 +143,7 @@ def price_public_api_failover(s: Scenario, options: list[Option]) -> None:
         if "standby_replica" in o.cost.items:
             continue
         if o.candidate.nodes > 1 and spare_replicas(s, o) == 0:  # N+1 already
-            one_down = o.sized.tokens_per_s * (1 - 1 / max(1, o.candidate.nodes))
-            params = {"machines": o.candidate.nodes, "one_down": round(one_down)}
+            params = {"machines": o.candidate.nodes, "one_down": round(one_machine_down(o))}
             o.rules.append(("failover-within", params))
             continue
         spare = failover_cost(s, o)
