@@ -185,6 +185,16 @@ ALLOWED_IN_ZH = frozenset(
         "Huawei",
         "Moore",
         "Threads",
+        # Chinese accelerator makers, named in Chinese with their own brand in brackets
+        # (寒武纪（Cambricon）): the domestic-only rule lists them (blind w60-01)
+        "Cambricon",
+        "Biren",
+        "Hygon",
+        "Iluvatar",
+        "CoreX",
+        "MetaX",
+        "Kunlunxin",
+        "Enflame",
         "MUSA",
         "GPUStack",
         "Apple",

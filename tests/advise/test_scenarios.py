@@ -15,6 +15,7 @@ from gpuwise.advise.plan import Plan, make_plan, workload_model
 from gpuwise.advise.regions import in_region, priced_elsewhere, unrecorded
 from gpuwise.advise.scenario import parse_scenario
 from gpuwise.catalog import load_catalog
+from gpuwise.cost.power import assumption
 from tests.advise.invariants import check_fixes, check_plan, check_rendered
 
 TODAY = dt.date(2026, 12, 2)
@@ -100,11 +101,22 @@ def _restricted(plan: Plan, buyer: str) -> None:
             assert buyer not in o.candidate.gpu.export_restricted_in, o.candidate.label
 
 
+def _at_most_the_budget(plan: Plan, o: Any, spend: float) -> None:
+    """Within the budget, or over it by no more than the prices' own uncertainty and saying so
+    (limits.budget_edge: blind w59-03)."""
+    s = plan.scenario
+    assert s.budget is not None
+    margin = assumption(load_catalog(), "price_uncertainty_fraction").value
+    assert spend <= s.budget.amount * (1 + margin) + 1e-6, o.candidate.label
+    if spend > s.budget.amount + 1e-6:
+        assert any(k == "risk.budget_edge" for k, _ in o.risks), o.candidate.label
+
+
 def _within_budget(plan: Plan, _: bool) -> None:
     s = plan.scenario
     assert s.budget and plan.options
     for o in plan.options:
-        assert o.cost.monthly <= s.budget.amount + 1e-6, o.candidate.label
+        _at_most_the_budget(plan, o, o.cost.monthly)
 
 
 def _model_small(plan: Plan, most: float) -> None:
@@ -245,7 +257,7 @@ def _within_budget_total(plan: Plan, _: bool) -> None:
     s = plan.scenario
     assert s.budget and plan.options
     for o in plan.options:
-        assert o.cost.total <= s.budget.amount + 1e-6, o.candidate.label
+        _at_most_the_budget(plan, o, o.cost.total)
 
 
 SYSTEM_EXPECT: dict[str, Any] = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gpuwise.advise.duty import racked_service
-from gpuwise.advise.regions import offer_in_region, unrecorded
+from gpuwise.advise.regions import offer_in_region, priced_elsewhere, unrecorded
 from gpuwise.advise.scenario import Scenario
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
@@ -395,7 +395,7 @@ def _rent(
             eligible.append((offer, provider, gpu))
         else:
             out.drop("cannot-train", gpu.id)
-    for offer, provider, gpu in _cheapest_per_configuration(eligible, out):
+    for offer, provider, gpu in _cheapest_per_configuration(eligible, out, region):
         for price in offer.prices:
             if price.billing == "spot" and not spot_ok:
                 out.drop("spot-not-for-this-job", f"{provider.id}:{offer.instance}")
@@ -422,19 +422,25 @@ def _rent(
 Eligible = tuple[Offer, Provider, Gpu]
 
 
-def _cheapest_per_configuration(offers: list[Eligible], out: CandidateSet) -> list[Eligible]:
+def _cheapest_per_configuration(
+    offers: list[Eligible], out: CandidateSet, region: Region | None
+) -> list[Eligible]:
     """The offers worth pricing: when a provider sells the same configuration (GPU, count,
     node, vCPU, RAM) in several places of the scenario's region, only the cheapest in a billing
     mode can win, so the others are dropped as "same-offer-dearer" before the search (a
     refreshed price feed lists one instance in dozens of regions; pricing each would make the
-    plan slow without changing its answer)."""
-    best: dict[tuple[object, ...], tuple[float, int]] = {}
-    for i, (offer, _, _) in enumerate(offers):
+    plan slow without changing its answer). A price quoted for the region itself wins over a
+    cheaper one quoted elsewhere (regions.priced_elsewhere): that is what the user pays there
+    (blind w60-04: AWS inf2 in Mumbai priced at us-east-1's rate, its Mumbai row dropped)."""
+    best: dict[tuple[object, ...], tuple[tuple[bool, float], int]] = {}
+    for i, (offer, provider, _) in enumerate(offers):
         config = (offer.provider, offer.gpu, offer.gpu_count, offer.node_gpus, offer.vcpu)
+        elsewhere = region is not None and priced_elsewhere(region, provider, offer)
         for p in offer.prices:
             key = (*config, offer.ram_gb, p.billing, p.currency)  # amounts compare per currency
-            if key not in best or p.per_hour < best[key][0]:
-                best[key] = (p.per_hour, i)
+            rank = (elsewhere, p.per_hour)
+            if key not in best or rank < best[key][0]:
+                best[key] = (rank, i)
     winners = {i for _, i in best.values()}
     for i, (offer, _, _) in enumerate(offers):
         if i not in winners:

@@ -273,7 +273,8 @@ def _price_machine(
         if c.kind == "own" and c.system is not None and not c.already_owned:
             return _price_system(cat, ctx, c, sized, sch, s)
         if c.kind == "own":
-            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, own_options(s, c))
+            opts = replace(own_options(s, c), engine_maps_model=_maps_model(cat, sized.engine))
+            own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, opts)
             cost = own_cost(own.spec, busy, sch.months)
             if c.unpriced_card and not c.already_owned:  # unpriced, never free
                 cost = CostOption(
@@ -327,6 +328,13 @@ def _price_system(
     option.platform = own.platform
     option.prices = own.prices
     return option
+
+
+def _maps_model(cat: Catalog, engine_id: str) -> bool:
+    """Whether the engine maps the model file and sends layers to the cards (catalog engine
+    `cpu_offload`: llama.cpp, Ollama), so the host's RAM need not hold the model twice."""
+    engine = next((e for e in cat.extra("engine") if e.id == engine_id), None)
+    return bool(engine is not None and engine.cpu_offload)
 
 
 def power_options(s: Scenario) -> OwnOptions:

@@ -200,6 +200,38 @@ def _sized_name(cat: Catalog, gpu_id: str, memory_gb: float) -> str:
     return name if f"{size} GB" in name or f"{size}GB" in name else f"{name} ({size} GB)"
 
 
+def domestic_vendors(cat: Catalog) -> dict[str, str]:
+    """The Chinese accelerator makers the catalog has parts of, and those it has none of (so
+    a 国产化 buyer is not told Hygon or MetaX were compared when the catalog lists none of
+    their cards: blind w60-01)."""
+    from gpuwise.advise.candidates import DOMESTIC_VENDORS
+
+    present = {g.vendor for g in cat.gpus}
+    params: dict[str, str] = {}
+    for lang in LANGS:
+        sep = t("plan.vendor_sep", lang=lang)
+        listed = [t(f"vendor.{v}", lang=lang) for v in DOMESTIC_VENDORS if v in present]
+        missing = [t(f"vendor.{v}", lang=lang) for v in DOMESTIC_VENDORS if v not in present]
+        params[f"listed_{lang}"] = sep.join(listed)
+        params[f"missing_{lang}"] = sep.join(missing) or t("plan.none_missing", lang=lang)
+    return params
+
+
+def _region_words(cat: Catalog, named: str) -> dict[str, str]:
+    """The region as the user named it and, where that is one of its names, the region it
+    stands for: offers are matched to the whole region (blind w60-03: "priced for
+    netherlands" over a list led by Finland, netherlands being a name of the EU / EEA)."""
+    from gpuwise.advise.regions import find_region
+
+    region = find_region(cat, named)
+    if region is None or named.strip().lower() in (region.id, region.name_en.lower()):
+        return {"region": named, "region_zh": region.name_zh if region else named}
+    return {
+        "region": f"{named} ({region.name_en})",
+        "region_zh": f"{named}（{region.name_zh}）",
+    }
+
+
 def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
     """Why whole groups of options are missing: export rules, rent-only chips, spot, region;
     the cards and systems named as people know them (the ids stay in `plan.dropped_examples`)."""
@@ -230,7 +262,7 @@ def _dropped_rules(cat: Catalog, plan: Plan) -> list[Fired]:
         out.append(("spot-not-for-this-job", {"count": n["spot-not-for-this-job"], **reason}))
     for rule in ("region", "region-unrecorded"):
         if n.get(rule):
-            out.append((rule, {"region": plan.scenario.region, "count": n[rule]}))
+            out.append((rule, {**_region_words(cat, plan.scenario.region), "count": n[rule]}))
     if n.get("provider-not-listed"):
         out.append(("provider-not-listed", {"count": n["provider-not-listed"]}))
     return out
@@ -351,7 +383,7 @@ def fire_rules(cat: Catalog, plan: Plan, ctx: Context) -> list[Fired]:
     if not s.data_may_leave:
         out.append(("data-stays-on-premises", {}))
     if s.domestic_only:
-        out.append(("domestic-only", {}))
+        out.append(("domestic-only", domestic_vendors(cat)))
     if s.acquire != "any":
         out.append((f"acquire-{s.acquire}-only", {}))
     if "hipaa" in s.compliance:

@@ -67,8 +67,29 @@ def capital_up_front(s: Scenario, o: Option, budget_in_ctx: float) -> None:
         o.risks.append(("risk.capital_up_front", params))
 
 
+def budget_edge(o: Option, spend: float, budget_in_ctx: float, margin: float) -> None:
+    """An option over the budget by less than its prices are sure to (plan assumption
+    price_uncertainty_fraction) is at the budget: a quote may come in under it as easily as
+    over it, so it is ranked with its risk said, not cut (blind w59-03: a used-3090 build CNY
+    266 over a CNY 12,000 budget left out for a 3-bit 2080 Ti 22G)."""
+    from gpuwise.advise.fired_billing import money
+
+    over = spend - budget_in_ctx
+    params = {
+        "spend": money(spend, o.cost.currency),
+        "budget": money(budget_in_ctx, o.cost.currency),
+        "over_pct": over / budget_in_ctx,
+        "margin": margin,
+    }
+    o.risks.append(("risk.budget_edge", params))
+
+
 def check_constraints(
-    s: Scenario, o: Option, budget_in_ctx: float | None, reading_floor: float | None = None
+    s: Scenario,
+    o: Option,
+    budget_in_ctx: float | None,
+    reading_floor: float | None = None,
+    price_margin: float = 0.0,
 ) -> None:
     """Hard limits: budget, deadline, throughput target, hours in a month.
 
@@ -80,13 +101,17 @@ def check_constraints(
     its central estimate carries a risk and ranks after the others (advise/margin.py says why).
 
     A limit that needs a number the catalog lacks is recorded as unchecked, not passed; a priced
-    part that alone breaks the budget still blocks.
+    part that alone breaks the budget still blocks. A spend over the budget by no more than the
+    prices' own uncertainty (`price_margin`) is at the budget, not over it (budget_edge).
     """
     w = s.workload
     if budget_in_ctx is not None and s.budget is not None:
         capital_up_front(s, o, budget_in_ctx)
         spend = spend_of(s, o)
-        if spend > budget_in_ctx:
+        edge = budget_in_ctx < spend <= budget_in_ctx * (1 + price_margin)
+        if edge and not incomplete_capex(o):  # a partly priced spend is only a floor
+            budget_edge(o, spend, budget_in_ctx, price_margin)
+        elif spend > budget_in_ctx:
             params: dict[str, Any] = {"spend": spend, "budget": budget_in_ctx}
             if s.budget.per != "month" and o.cost.total <= budget_in_ctx:  # only a resale fits it
                 params |= {"resale": resale_credit(o), "total": o.cost.total}
@@ -112,7 +137,8 @@ def check_constraints(
             each = w.target_tokens_per_s_per_request
             checks.append(per_request_check(o.sized, each, found))
     if w.kind != "train" and w.first_token_s and o.sized.speed_known:
-        checks.append(first_token_check(o.sized, w.first_token_s, prompt_arrivals(s, o.sized)))
+        arrivals, in_flight = prompt_arrivals(s, o.sized), prompts_in_flight(s, o.sized)
+        checks.append(first_token_check(o.sized, w.first_token_s, arrivals, in_flight))
     below_floor = bool(reading_floor) and (w.target_tokens_per_s or 0.0) < (reading_floor or 0.0)
     if w.kind != "train" and reading_floor and below_floor and o.sized.speed_known:
         checks.append(throughput_check(o.sized, reading_floor, floor=True))
@@ -138,20 +164,33 @@ def prompt_arrivals(s: Scenario, sized: Sized) -> float:
     return w.target_tokens_per_s / w.gen_tokens / max(1, sized.replicas)
 
 
-def queued_wait(prefill_s: float, arrivals_per_s: float) -> float:
+def prompts_in_flight(s: Scenario, sized: Sized) -> int | None:
+    """The most prompts one copy holds at once: the scenario's requests in flight shared by
+    the copies (None where it states none)."""
+    n = s.workload.concurrency
+    return -(-n // max(1, sized.replicas)) if n else None
+
+
+def queued_wait(prefill_s: float, arrivals_per_s: float, in_flight: int | None = None) -> float:
     """A prompt's mean wait for its first token with others arriving at random: its own
     prefill plus the queue ahead of it, the Pollaczek-Khinchine mean for a deterministic
     service (M/D/1): W = S + rho S / (2 (1 - rho)), rho = arrivals x S. Infinite where prompts
     arrive faster than the copy prefills them. A lower bound: the decode steps an engine
-    interleaves with the prefills slow them further."""
+    interleaves with the prefills slow them further.
+
+    With at most `in_flight` requests in a copy at once (users who send the next prompt after
+    the answer), a prompt waits behind at most in_flight - 1 others: the wait is at most
+    in_flight prefills, however fast the open queue's arrivals would come (blind w60-05: one
+    user at a time was told the queue for the first token grows without end)."""
+    most = in_flight * prefill_s if in_flight else math.inf
     rho = arrivals_per_s * prefill_s
     if rho >= 1.0:
-        return math.inf
-    return prefill_s + rho * prefill_s / (2.0 * (1.0 - rho))
+        return most
+    return min(most, prefill_s + rho * prefill_s / (2.0 * (1.0 - rho)))
 
 
 def first_token_check(
-    sized: Sized, limit_s: float, arrivals_per_s: float = 0.0
+    sized: Sized, limit_s: float, arrivals_per_s: float = 0.0, in_flight: int | None = None
 ) -> tuple[str, Fired] | None:
     """The wait for the first token against the scenario's `first_token_s`: None within it
     at the slow end of the band; a risk when only the central estimate is; a blocker when not
@@ -163,8 +202,8 @@ def first_token_check(
     if not alone:
         return None
     band = (speed.band or {}).get("time_to_first_token_s")
-    wait = queued_wait(alone, arrivals_per_s)
-    slow = queued_wait(max(band) if band else alone, arrivals_per_s)
+    wait = queued_wait(alone, arrivals_per_s, in_flight)
+    slow = queued_wait(max(band) if band else alone, arrivals_per_s, in_flight)
     if slow <= limit_s:
         return None
     params = {"seconds": wait, "slow_seconds": slow, "limit": limit_s, "alone": alone}

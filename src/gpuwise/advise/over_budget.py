@@ -23,6 +23,15 @@ if TYPE_CHECKING:
 
 MAX_NAMED = 3
 """Options named: the cheapest steps up the cost/speed front."""
+STEP_UP = 1.15
+"""How much faster each named option is than the fastest within the budget and than the one
+named before it: more than the speed estimate's own error (decode 10%, prefill 15% median,
+leave-one-source-out: benchmarks/README.md), so the step is real, not noise (blind w59-03
+re-run: eight RTX 5070 in two machines named for 28 tokens/s beside a card at 26)."""
+BUDGET_REACH = 2.0
+"""The most an option named may spend, in budgets: what a little more money buys is worth
+hearing, what ten times the budget buys is not an alternative (blind w59-03 re-run: eight
+workstation cards in two machines named for a CNY 12,000 home build)."""
 
 
 def _speed(o: Option) -> float:
@@ -32,6 +41,13 @@ def _speed(o: Option) -> float:
         return 1.0 / o.time_hours
     kept = o.beside.sized.tokens_per_s if o.beside is not None else 0.0
     return o.sized.tokens_per_s + kept
+
+
+def _within_reach(o: Option) -> bool:
+    """Whether the option spends at most BUDGET_REACH budgets (its budget blocker's figures,
+    both in the plan's currency and per the budget's period)."""
+    params = next(p for k, p in o.blockers if k == "plan.block_budget")
+    return bool(params["spend"] <= params["budget"] * BUDGET_REACH)
 
 
 def over_budget_note(plan: Plan) -> list[Fired]:
@@ -56,11 +72,12 @@ def over_budget_note(plan: Plan) -> list[Fired]:
         and option_label(o) not in ranked
         and not incomplete_capex(o)  # a total without its cards is no price (blind w22-04)
         and o.sized.speed_known
-        and _speed(o) > fastest * 1.05
+        and _speed(o) > fastest * STEP_UP
+        and _within_reach(o)
     ]
     named: list[Option] = []  # the cost/speed front: each faster than every cheaper one
     for o in sorted(blocked, key=lambda o: (o.cost.total, -_speed(o))):
-        if not named or _speed(o) > _speed(named[-1]) * 1.05:
+        if not named or _speed(o) > _speed(named[-1]) * STEP_UP:
             named.append(o)
     named = named[:MAX_NAMED]
     if not named:
@@ -74,13 +91,13 @@ def over_budget_note(plan: Plan) -> list[Fired]:
             else t("plan.over_budget_tps", lang=lang, tps=_speed(o))
         )
         words = candidate_words(o.candidate, lang)
-        return t(
-            "plan.over_budget_item",
-            lang=lang,
-            option=words,
-            total=money(o.cost.total, plan.currency),
-            speed=speed,
-        )
+        total = money(o.cost.total, plan.currency)
+        params = next(p for k, p in o.blockers if k == "plan.block_budget")
+        if params.get("message_key") == "plan.block_budget_up_front":  # the outlay broke it
+            spend = money(params["spend"], plan.currency)  # (blind w60-05: a $5,317 total
+            key = "plan.over_budget_item_up_front"  # named over a $6,000 budget, unexplained)
+            return t(key, lang=lang, option=words, spend=spend, total=total, speed=speed)
+        return t("plan.over_budget_item", lang=lang, option=words, total=total, speed=speed)
 
     params = {
         f"items_{lang}": t("plan.list_sep", lang=lang).join(one(o, lang) for o in named)

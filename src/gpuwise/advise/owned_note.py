@@ -56,6 +56,13 @@ def _used_value(plan: Plan, owned: list[Option], cat: Catalog) -> float | None:
     return total
 
 
+def _used_price_known(cat: Catalog, gpu: str) -> bool:
+    """Whether the catalog has a second-hand price for the card (else its value is its launch
+    price along the resale curve, and the note says so: blind w60-03 was told of a
+    second-hand price for an RTX A6000 the catalog has none for)."""
+    return any(p.kind == "used" for p in cat.gpu(gpu).prices)
+
+
 def _office(plan: Plan, replan: Replan, answer: Option) -> dict[str, Any] | None:
     """The owned option planned in the office instead of a rented rack, where that ranks it
     first and below the answer; None where the job needs the rack (a public API) or moving
@@ -134,7 +141,9 @@ def owned_note(plan: Plan, replan: Replan) -> list[Fired]:
     value = _used_value(plan, owned, replan.cat)
     notes: list[Fired] = [(key, params)]
     if value:
-        notes.append(("plan.note_owned_sell", {"value": money(value, plan.currency)}))
+        quoted = all(_used_price_known(replan.cat, held.gpu) for held in plan.scenario.owns)
+        sell = "plan.note_owned_sell" if quoted else "plan.note_owned_sell_curve"
+        notes.append((sell, {"value": money(value, plan.currency)}))
     office = _office(plan, replan, answer)
     if office:
         notes.append(("plan.note_owned_office", office))

@@ -73,7 +73,7 @@ def _classify(
     """(ranked, unchecked, infeasible): passing, not checkable, breaking a limit (a spot run
     whose deadline lacks `spot_slack` times its hours among them)."""
     for o in options:
-        check_constraints(s, o, budget, floor)
+        check_constraints(s, o, budget, floor, margin)
         if spot_slack and o.candidate.billing == "spot" and o.time_hours:
             days, machines = s.deadline_days or 0.0, o.candidate.nodes
             blocker = spot_slack_check(o.sized, o.time_hours, days, spot_slack, machines)

@@ -8,12 +8,12 @@ not from a US price that merely lists EU regions as available.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 from gpuwise.catalog import Catalog
 from gpuwise.catalog.names import normalize
+from gpuwise.catalog.region_names import in_codes, region_key
 from gpuwise.catalog.schema_advise import Region
 from gpuwise.catalog.schema_cloud import Offer, Provider
 from gpuwise.errors import UserError
@@ -22,27 +22,9 @@ from gpuwise.i18n import LANGS
 ANY = ("any", "", "all", "anywhere", "不限")
 
 
-def _code_matches(pattern: str, code: str) -> bool:
-    p, c = pattern.lower(), code.lower()
-    return c.startswith(p[:-1]) if p.endswith("*") else c == p
-
-
 def in_region(region: Region, code: str) -> bool:
     """Whether a cloud region or country code lies in `region`."""
-    return _in_codes(tuple(region.codes), code)
-
-
-@functools.lru_cache(maxsize=4096)
-def _in_codes(codes: tuple[str, ...], code: str) -> bool:
-    """Cached: a refreshed price feed asks about the same few codes for thousands of offers."""
-    return any(_code_matches(p, code) for p in codes)
-
-
-def _region_key(name: str) -> str:
-    """A region name compared without case, spaces or dashes; a name of Chinese characters
-    as written (the catalog's `normalize` keeps ASCII only, so every Chinese name read as ''
-    and `region: 日本` or `英国` matched China's alias first)."""
-    return normalize(name) or name.strip().lower()
+    return in_codes(tuple(region.codes), code)
 
 
 def find_region(cat: Catalog, name: str) -> Region | None:
@@ -53,9 +35,9 @@ def find_region(cat: Catalog, name: str) -> Region | None:
     if name.strip().lower() in ANY:
         return None
     regions: Sequence[Region] = cat.extra("region")
-    key = _region_key(name)
+    key = region_key(name)
     for r in regions:
-        if key in (_region_key(n) for n in (r.id, r.name_en, r.name_zh, *r.aliases)):
+        if key in (region_key(n) for n in (r.id, r.name_en, r.name_zh, *r.aliases)):
             return r
     codes = {c for o in cat.offers for c in o.regions}
     exact = next((c for c in codes if c.lower() == name.strip().lower()), None)

@@ -50,10 +50,21 @@ class OwnOptions:
     """A company's service kept up around the clock: its host is a workstation or a server
     (ECC memory, remote management, parts rated for continuous duty), never a home desktop
     (blind w47-03: two 600 W cards for a hospital's 24/7 service in a USD 65 mid-tower)."""
+    engine_maps_model: bool = False
+    """The serving engine maps the model file and copies layers to the cards (llama.cpp,
+    Ollama: catalog engine `cpu_offload`), so the host needs RAM the size of the VRAM, not
+    twice it, whatever the workload (blind w59-03: a llama.cpp service on one 24 GB card was
+    given a 64 GB, 12-core host)."""
     idle_cards: int = 0
     """Owned cards in the same powered machine the job leaves unused: they draw their idle
     power while it runs (blind w28-05: 1 of 4 owned V100s was charged as if the 3 others
     were not in the box)."""
+
+
+def maps_model_file(opts: OwnOptions) -> bool:
+    """Whether what runs on the machine maps the model file rather than loading it through
+    host memory: local chat always does (GGUF runtimes), a service where its engine does."""
+    return opts.workload == "local" or opts.engine_maps_model
 
 
 def _capacity(p: HostPlatform, parts: dict[str, HostPart]) -> int:
@@ -87,7 +98,7 @@ def _platform(
     count: int,
     name: str | None,
     site: str | None = None,
-    workload: str | None = None,
+    maps_model: bool = False,
     server_grade: bool = False,
 ) -> HostPlatform:
     """The smallest platform that takes `count` cards of this form factor and cooling (a passive
@@ -103,7 +114,7 @@ def _platform(
         fits = [chosen]
     else:  # a host whose RAM is sized for less VRAM than the build has is passed over
         vram_gb = gpu.memory_gb * gpu.devices_per_card * count
-        ram_rule = 2.0 / MMAP_RAM_PER_VRAM if workload == "local" else 1.0  # blind w34-05
+        ram_rule = 2.0 / MMAP_RAM_PER_VRAM if maps_model else 1.0  # blind w34-05, w59-03
         fits = [
             p
             for p in sorted(platforms, key=lambda p: _capacity(p, parts))
@@ -240,7 +251,7 @@ def _note_server_grade(
 ) -> None:
     """Say so where the continuous-duty rule, not the cards, chose a bigger host."""
     try:
-        plain = _platform(cat, gpu, count, None, opts.site, opts.workload)
+        plain = _platform(cat, gpu, count, None, opts.site, maps_model_file(opts))
     except UserError:
         return
     if plain.id != platform.id:
@@ -265,7 +276,7 @@ def build_host(
     if gpu.whole_system:
         return WHOLE_SYSTEM, None, Host(0.0, (), [], None)
     platform = _platform(
-        cat, gpu, count, opts.platform, opts.site, opts.workload, opts.server_grade
+        cat, gpu, count, opts.platform, opts.site, maps_model_file(opts), opts.server_grade
     )
     if opts.server_grade and not opts.platform and not opts.owned:
         _note_server_grade(cat, gpu, count, platform, opts, notes)

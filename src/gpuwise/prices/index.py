@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from gpuwise.catalog.catalog import Catalog
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 
 class Record(NamedTuple):
@@ -53,6 +53,15 @@ class ProviderInfo(NamedTuple):
     aliases: tuple[str, ...] = ()
 
 
+class NamedRegion(NamedTuple):
+    """A catalog region: the cloud region and country codes it covers (a trailing * matches a
+    prefix) and whether it is mainland China's."""
+
+    id: str
+    codes: tuple[str, ...]
+    kind: str
+
+
 class PlainRate(NamedTuple):
     """An exchange rate with the fields cost.fx.build_fx reads."""
 
@@ -73,6 +82,9 @@ class OfferIndex:
     region_codes: frozenset[str]
     rates: tuple[PlainRate, ...]
     findings: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    named_regions: dict[str, NamedRegion] = field(default_factory=dict)
+    """The plan's regions (data/regions.toml) by each of their names, so `offers --region uk`
+    takes the names `plan` takes (blind w59-01, w60-02: only cloud codes were accepted)."""
     version: int = field(default=INDEX_VERSION)
 
 
@@ -115,6 +127,13 @@ def build_index(cat: Catalog) -> OfferIndex:
         for p in cat.providers.values()
     }
     rates = tuple(PlainRate(r.currency, r.rate, r.date, r.source) for r in cat.extra("rate"))
+    from gpuwise.catalog.region_names import region_key
+
+    named = {
+        region_key(n): NamedRegion(r.id, tuple(r.codes), r.kind)
+        for r in cat.extra("region")
+        for n in (r.id, r.name_en, r.name_zh, *r.aliases)
+    }
     return OfferIndex(
         records=tuple(records),
         providers=providers,
@@ -123,6 +142,7 @@ def build_index(cat: Catalog) -> OfferIndex:
         region_codes=frozenset(r.lower() for o in cat.offers for r in o.regions),
         rates=rates,
         findings=cat.findings,
+        named_regions=named,
     )
 
 

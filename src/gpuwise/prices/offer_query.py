@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from gpuwise.catalog.dating import is_stale
 from gpuwise.catalog.names import normalize, suggest
+from gpuwise.catalog.region_names import in_codes, region_key
 from gpuwise.errors import UserError
 from gpuwise.prices.index import OfferIndex, Record
 
@@ -124,26 +125,48 @@ def provider_id(index: OfferIndex, name: str) -> str:
     return find_id(index.providers, name)
 
 
-def _region_filter(index: OfferIndex, region: str) -> tuple[str | None, str | None]:
-    """`cn`/`global` filter providers; anything else must be a region some offer lists."""
+@dataclass(frozen=True)
+class RegionFilter:
+    """What `--region` keeps: a provider kind (`cn`, `global`), or the offers priced in a set of
+    cloud region codes (a catalog region's, or the one code given), with mainland China's
+    providers that list no region where the region is China's (as the plan reads them)."""
+
+    kind: str | None = None
+    codes: tuple[str, ...] = ()
+    china: bool = False
+
+    def keeps(self, r: Record, p_kind: str) -> bool:
+        """Whether the record passes."""
+        if self.kind:
+            return p_kind == self.kind
+        if self.china and p_kind == "cn" and not r.regions:
+            return True
+        return _priced_in(r, self.codes)
+
+
+def _region_filter(index: OfferIndex, region: str) -> RegionFilter:
+    """`cn`/`global` filter providers; a name `plan` takes (uk, india, 东京) its region's codes;
+    anything else must be a cloud region code some offer lists."""
     key = region.strip().lower()
     if key in ("cn", "global"):
-        return key, None
-    if key not in index.region_codes:
-        known = {normalize(r): r for r in sorted(index.region_codes)}
-        raise UserError(
-            "offers.unknown_region", name=region, hint=_hint(suggest(region, known, {}))
-        )
-    return None, key
+        return RegionFilter(kind=key)
+    if key in index.region_codes:
+        return RegionFilter(codes=(key,))
+    named = index.named_regions.get(region_key(region))
+    if named is not None:
+        return RegionFilter(codes=named.codes, china=named.kind == "cn")
+    known = {normalize(r): r for r in sorted(index.region_codes)}
+    known |= {k: n.id for k, n in index.named_regions.items() if k.isascii()}
+    raise UserError("offers.unknown_region", name=region, hint=_hint(suggest(region, known, {})))
 
 
-def _priced_in(r: Record, region: str) -> bool:
-    """The price is quoted for `region` (the offer's or its provider's price region), or, when
-    neither says, the region is among those it lists: a us-east-1 price that merely lists
+def _priced_in(r: Record, codes: tuple[str, ...]) -> bool:
+    """The price is quoted for one of `codes` (the offer's or its provider's price region), or,
+    when neither says, one of the regions it lists is: a us-east-1 price that merely lists
     eu-central-1 as available is not an eu-central-1 price."""
     if r.quoted_region:
-        return r.quoted_region.lower() == region
-    return region in {c.lower() for c in r.regions}
+        return in_codes(codes, r.quoted_region)
+    return any(in_codes(codes, c) for c in r.regions)
 
 
 def query(
@@ -158,7 +181,7 @@ def query(
     """Offers matching the filters, cheapest per GPU-hour first (ties: provider, instance)."""
     gid = gpu_id(index, gpu) if gpu else None
     pid = provider_id(index, provider) if provider else None
-    kind, region_name = _region_filter(index, region) if region else (None, None)
+    where = _region_filter(index, region) if region else None
     if billing is not None and billing.lower() not in BILLINGS:
         raise UserError("offers.bad_billing", value=billing, choices=", ".join(BILLINGS))
     if max_price is not None and max_price < 0:
@@ -169,7 +192,7 @@ def query(
         if (gid and r.gpu != gid) or (pid and r.provider != pid) or (want and r.billing != want):
             continue
         p = index.providers[r.provider]
-        if (kind and p.region_kind != kind) or (region_name and not _priced_in(r, region_name)):
+        if where is not None and not where.keeps(r, p.region_kind):
             continue
         native = r.currency or p.currency  # a quote is kept in the currency it was given in
         per_hour = ctx.money(r.per_hour, native)
