@@ -99,7 +99,7 @@ def _rows(cat: Catalog, region: str) -> list[Any]:
     return offer_query.query(build_index(cat), ctx, region=region)
 
 
-@pytest.mark.parametrize("name", ["uk", "india", "germany", "东京", "hangzhou"])
+@pytest.mark.parametrize("name", ["us", "uk", "india", "germany", "东京", "hangzhou"])
 def test_offers_take_the_region_names_the_plan_takes(cat: Catalog, name: str) -> None:
     region = find_region(cat, name)
     assert region is not None
@@ -230,3 +230,21 @@ def test_uk_owners_pay_uk_electricity(cat: Catalog, entity: str, tariff: str) ->
 
     payer = "business" if entity == "company" else "household"
     assert default_tariff(cat, "USD", payer, "london") == tariff
+
+
+def test_a_batch_the_devices_do_not_divide_is_said(cat: Catalog) -> None:
+    """w60-02: 512 sequences a step ran as 528 on 24 GPUs, unsaid."""
+    doc = {
+        "workload": {"kind": "train", "model": "mistral-small-3.1-24b", "mode": "full",
+                     "dataset_tokens": 40e9, "seq_len": 8192, "batch": 512},
+        "months": 1, "deadline_days": 12, "region": "eu", "acquire": "rent", "max_gpus": 32,
+        "currency": "EUR", "entity": "company",
+    }  # fmt: skip
+    plan = plan_of(cat, doc)
+    for o in plan.options + plan.infeasible:
+        rule = next((p for k, p in o.rules if k.startswith("micro-batch")), None)
+        if rule is None:
+            continue
+        key = next(k for k, _ in o.rules if k.startswith("micro-batch"))
+        divides = 512 % o.sized.count == 0
+        assert (key == "micro-batch-rounded") == (not divides and rule["batch"] != 512), key

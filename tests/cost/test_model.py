@@ -155,6 +155,20 @@ def test_committed_billing_pays_whole_periods_whatever_the_use() -> None:
     )
 
 
+def test_months_after_the_last_whole_term_are_rented_on_demand_where_cheaper() -> None:
+    """A 1-year reservation over 18 months: a year reserved and six months on demand, not two
+    years (blind w60-04); a two-week tail stays on demand, a long one takes another term."""
+    usage = RentUsage(public_ip=False)
+    spec = rent_spec(billing="reserved-1y", price=1.0, per="hour", tail_per_hour=1.5)
+    busy = HOURS_PER_MONTH  # kept running
+    cost = rent_cost(spec, busy, 18, usage)
+    assert cost.items["compute"] == pytest.approx(12 * busy + 6 * busy * 1.5)
+    assert cost.details["periods"] == 1
+    long = rent_cost(spec, busy, 23, usage)  # 11 months at 1.5 cost more than a term
+    assert long.items["compute"] == pytest.approx(2 * 12 * busy)
+    assert rent_cost(spec, busy, 12, usage).items["compute"] == pytest.approx(12 * busy)
+
+
 def test_spot_rework_is_half_a_checkpoint_plus_restart_per_interruption() -> None:
     risk = SpotRisk(interruptions_per_hour=0.1, restart_hours=0.25)
     assert rework_hours(100, risk, checkpoint_min=60) == pytest.approx(100 * 0.1 * (0.5 + 0.25))

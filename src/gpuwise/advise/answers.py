@@ -58,11 +58,15 @@ def answers_of(
         by_time = decided_by_time(options, margin, tier, deadline_days)
     else:
         by_machines = decided_by_machines(options, margin, tier)
+    count = c.cards * max(1, c.nodes) if c.cards else c.count  # every machine's cards
+    replicas = max(1, best.sized.replicas)
+    spare = round(count * best.spare_replicas / replicas) if best.spare_replicas else 0
     return Answers(
         buy_or_rent=verdict,
         vendor=c.gpu.vendor,
         card=c.gpu.id,
-        count=c.cards * max(1, c.nodes) if c.cards else c.count,  # every machine's cards
+        count=count,
+        spare_count=spare,
         system=c.system.id if c.system else None,
         systems=c.systems or None,
         cloud=cloud,

@@ -395,8 +395,10 @@ def _rent(
             eligible.append((offer, provider, gpu))
         else:
             out.drop("cannot-train", gpu.id)
-    for offer, provider, gpu in _cheapest_per_configuration(eligible, out, region):
+    for (offer, provider, gpu), billings in _cheapest_per_configuration(eligible, out, region):
         for price in offer.prices:
+            if price.billing not in billings:
+                continue
             if price.billing == "spot" and not spot_ok:
                 out.drop("spot-not-for-this-job", f"{provider.id}:{offer.instance}")
                 continue
@@ -424,14 +426,17 @@ Eligible = tuple[Offer, Provider, Gpu]
 
 def _cheapest_per_configuration(
     offers: list[Eligible], out: CandidateSet, region: Region | None
-) -> list[Eligible]:
-    """The offers worth pricing: when a provider sells the same configuration (GPU, count,
-    node, vCPU, RAM) in several places of the scenario's region, only the cheapest in a billing
-    mode can win, so the others are dropped as "same-offer-dearer" before the search (a
-    refreshed price feed lists one instance in dozens of regions; pricing each would make the
-    plan slow without changing its answer). A price quoted for the region itself wins over a
-    cheaper one quoted elsewhere (regions.priced_elsewhere): that is what the user pays there
-    (blind w60-04: AWS inf2 in Mumbai priced at us-east-1's rate, its Mumbai row dropped)."""
+) -> list[tuple[Eligible, frozenset[str]]]:
+    """The offers worth pricing, each with the billing modes in which it is: when a provider
+    sells the same configuration (GPU, count, node, vCPU, RAM) in several places of the
+    scenario's region, only the cheapest in a billing mode can win, so the others are dropped
+    as "same-offer-dearer" before the search (a refreshed price feed lists one instance in
+    dozens of regions; pricing each would make the plan slow without changing its answer). A
+    price quoted for the region itself wins over a cheaper one quoted elsewhere
+    (regions.priced_elsewhere): that is what the user pays there (blind w60-04: AWS inf2 in
+    Mumbai priced at us-east-1's rate, its Mumbai row dropped). Each mode is won on its own:
+    a generic row that alone lists spot keeps its spot price, not its on-demand one beside
+    the region's own (blind w61-04: g5.xlarge in Jakarta at us-east-1's on-demand rate)."""
     best: dict[tuple[object, ...], tuple[tuple[bool, float], int]] = {}
     for i, (offer, provider, _) in enumerate(offers):
         config = (offer.provider, offer.gpu, offer.gpu_count, offer.node_gpus, offer.vcpu)
@@ -441,11 +446,13 @@ def _cheapest_per_configuration(
             rank = (elsewhere, p.per_hour)
             if key not in best or rank < best[key][0]:
                 best[key] = (rank, i)
-    winners = {i for _, i in best.values()}
+    won: dict[int, set[str]] = {}
+    for won_key, (_, i) in best.items():
+        won.setdefault(i, set()).add(str(won_key[-2]))  # the key's billing
     for i, (offer, _, _) in enumerate(offers):
-        if i not in winners:
+        if i not in won:
             out.drop("same-offer-dearer", f"{offer.provider}:{offer.instance}")
-    return [e for i, e in enumerate(offers) if i in winners]
+    return [(e, frozenset(won[i])) for i, e in enumerate(offers) if i in won]
 
 
 def candidates(cat: Catalog, s: Scenario, region: Region | None, buyer: str | None) -> CandidateSet:

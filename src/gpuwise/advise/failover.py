@@ -75,10 +75,22 @@ def survivors_carry(s: Scenario, o: Option, lost: int) -> bool:
 
 
 def one_machine_down(o: Option) -> float:
-    """Tokens/s the option's other machines serve while one of them is down (central)."""
+    """Tokens/s the option's other machines serve while one of them is down (central). Models
+    served beside it with a stated load (companions) keep all of it: their share of the
+    survivors' time grows as the survivors shrink, so what is left for the model is the raw
+    speed times (survivors' share − companions' share of the whole), not the leftover scaled
+    down (blind w61-05: three machines of a reranker at 5.4M tokens/s called N+1 where two
+    carry 4.6M)."""
     replicas, machines = max(1, o.sized.replicas), max(1, o.candidate.nodes)
     lost = max(1, replicas // machines)
-    return o.sized.tokens_per_s * max(0, replicas - lost) / replicas
+    left = max(0, replicas - lost) / replicas
+    share = o.sized.companion_share
+    if share <= 0:
+        return o.sized.tokens_per_s * left
+    if share >= 1:
+        return 0.0
+    raw = o.sized.tokens_per_s / (1 - share)
+    return raw * max(0.0, left - share)
 
 
 def failover_cost(s: Scenario, o: Option, items: tuple[str, ...] = HARDWARE_ITEMS) -> float:

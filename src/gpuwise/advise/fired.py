@@ -175,6 +175,7 @@ PER_OPTION_ONLY = (
     "sized-format",
     "sized-format-for-speed",
     "micro-batch-fits",
+    "micro-batch-rounded",
     "micro-batch-fits-unset",
     "micro-batch-assumed",
     "requests-not-maxima",

@@ -125,7 +125,9 @@ def beside_options(
         return []
     requests, owned = found
     patch = _share_patch(s, s.workload.concurrency - requests)
-    patch.update({"owns": [], "owns_host": False, "budget": None})
+    # the added hardware stands where the owned machines do (the plan's site), not where a
+    # scenario without them would put it (a public API's colocation rack)
+    patch.update({"owns": [], "owns_host": False, "budget": None, "site": s.owned_site()})
     rest = replan(s, patch)
     return [_together(s, owned, requests, added) for added in rest.options[:REST_OPTIONS]]
 

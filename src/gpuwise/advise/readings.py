@@ -58,6 +58,10 @@ def other_readings(
         from gpuwise.advise.nearby_note import nearby_rental_note
 
         out += nearby_rental_note(plan, cat, replan_of())
+    if replans and plan.options:
+        from gpuwise.advise.wider_note import wider_copies_note
+
+        out += wider_copies_note(plan, replan_of(), margin)
     if replans and s.owns:
         from gpuwise.advise.owned_note import owned_note
 

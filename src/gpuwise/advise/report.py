@@ -395,6 +395,9 @@ def _card_line(cat: Catalog, c: Candidate, card: str, a: Answers) -> str:
         kept = t("plan.cards_of", count=c.cards, gpu=c.gpu.name)
         return t("plan.answer_card_offload", owned=kept, pct=c.offload_fraction)
     key = "plan.answer_card_owned" if a.already_owned else "plan.answer_card"
+    if a.spare_count and not a.already_owned:
+        total = (count or 0) + a.spare_count
+        return t("plan.answer_card_spare", card=card, count=count, spare=a.spare_count, total=total)
     return t(key, card=card, count=count)
 
 

@@ -82,6 +82,9 @@ class Answers(Frozen):
     vendor: str | None
     card: str | None
     count: int | None = None
+    spare_count: int = 0
+    """Cards of the spare an SLA adds beside `count` (N+1 in its own machine), so the answer
+    names every card the bill pays for (blind w61-01: "H800 x8" over a bill for 12)."""
     system: str | None = None
     systems: int | None = None
     cloud: CloudAnswer | None = None

@@ -227,9 +227,14 @@ def _size_batch(s: Scenario, gpu: Gpu, count: int, si: SizeInputs, floor: float)
     if not eligible:
         return first
     best = min(eligible, key=lambda x: (x.support != "yes", -slow_tokens_per_s(x)))
-    if slow_tokens_per_s(best) <= slow_tokens_per_s(first) * 1.05:
+    if slow_tokens_per_s(best) <= slow_tokens_per_s(first) * QUALITY_SPEED_SHARE:
         return first  # not worth a quality caveat
     return _compressed_from(best, first)
+
+
+QUALITY_SPEED_SHARE = 1.05
+"""How much faster a more compressed format must run a one-off batch to be taken over a less
+compressed one: within 5% (the prices' own uncertainty), quality wins."""
 
 
 SMALLEST_RUNNING_BATCH = 8
@@ -345,9 +350,12 @@ def _size_replicas(
     s: Scenario, gpu: Gpu, count: int, si: SizeInputs, replicas: int
 ) -> Sized | None:
     """A service run as `replicas` copies of the model on one machine's cards, each taking
-    its share of the concurrent requests."""
+    its share of the concurrent requests and of the companions' stated load (as copies over
+    machines do: blind w61-05, each of 8 copies was given the whole reranker's 5.4M tokens/s,
+    so only one copy split over 8 cards was found to carry it)."""
     floor = si.reading_floor / replicas if si.reading_floor else None
-    one = replace(si, reading_floor=floor)
+    loads = tuple((m, load / replicas) for m, load in si.companion_loads)
+    one = replace(si, reading_floor=floor, companion_loads=loads)
     sized = _size_serve(_share(s, replicas), gpu, count // replicas, one)
     return _times(sized, count, replicas)
 
@@ -388,7 +396,24 @@ def _fastest(layouts: list[Sized | None], si: SizeInputs) -> Sized | None:
         )
         return (below, x.support != "yes", -slow_tokens_per_s(x))
 
-    return min(known, key=key, default=None)
+    best = min(known, key=key, default=None)
+    if best is None:
+        return None
+
+    # a less compressed layout within 5% of the fastest runs it: a few per cent of speed is
+    # not worth a quality caveat (as _size_batch within one layout; blind w61-02: two FP8
+    # copies taken over one BF16 copy 1.7% slower)
+    def bits(x: Sized) -> float:
+        return weight_bits(si.mc, x.quant)
+
+    near = [
+        x
+        for x in known
+        if key(x)[:2] == key(best)[:2]
+        and bits(x) > bits(best)
+        and slow_tokens_per_s(x) * QUALITY_SPEED_SHARE >= slow_tokens_per_s(best)
+    ]
+    return max(near, key=lambda x: (bits(x), slow_tokens_per_s(x))) if near else best
 
 
 def _size_machines(s: Scenario, gpu: Gpu, count: int, si: SizeInputs) -> Sized | None:

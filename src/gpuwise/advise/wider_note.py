@@ -47,3 +47,41 @@ def wider_rental_note(plan: Plan, replan: Replan) -> list[Fired]:
     params |= {"total": money(found.cost.total, plan.currency)}
     params["ratio"] = found.cost.total / first.cost.total if first.cost.total > 0 else 0.0
     return [("plan.note_rental_with_more", params)]
+
+
+SCALE_OUT_MACHINES = 4
+"""How many machines' worth of devices the second plan of a service that scales by copies
+allows (the default cap is one machine's 8)."""
+
+
+def wider_copies_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
+    """The ⓘ line quoting a cheaper answer with more devices where the default cap binds: a
+    service (or a batch with a deadline) that meets its load by copies and whose answer fills
+    the default `max_gpus` (blind w61-05: a reranker at 5.4M tokens/s answered with a DGX B200
+    and a second one as its spare, USD 1.03M, where 32 RTX PRO 6000 in four machines do it for
+    USD 353k). The plan is run again with SCALE_OUT_MACHINES machines' worth of devices and its
+    first option quoted where it costs less by more than the prices' uncertainty. Only where
+    `max_gpus` is the default (a stated limit is the user's)."""
+    s, w = plan.scenario, plan.scenario.workload
+    if not plan.options or "max_gpus" in s.model_fields_set or w.kind != "serve":
+        return []
+    if not (w.target_tokens_per_s or (w.batch_requests() and s.deadline_days)):
+        return []
+    first = plan.options[0]
+    c = first.candidate
+    devices = c.cards * max(1, c.nodes) if c.cards else c.count
+    if devices * c.gpu.devices_per_card < s.max_gpus:
+        return []
+    wider = SCALE_OUT_MACHINES * s.max_gpus
+    again = replan(s, {"max_gpus": wider})
+    found = again.options[0] if again.options else None
+    if found is None or found.cost.total >= first.cost.total * (1 - margin):
+        return []
+    from gpuwise.advise.fired_billing import money
+    from gpuwise.advise.labels import candidate_words
+    from gpuwise.i18n import LANGS
+
+    params: dict[str, Any] = {f"option_{x}": candidate_words(found.candidate, x) for x in LANGS}
+    params |= {"most": s.max_gpus, "wider": wider, "total": money(found.cost.total, plan.currency)}
+    params["ratio"] = found.cost.total / first.cost.total if first.cost.total > 0 else 0.0
+    return [("plan.note_copies_with_more", params)]

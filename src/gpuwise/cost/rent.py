@@ -78,6 +78,9 @@ class RentSpec:
     currency: str
     hidden: HiddenRates
     spot: SpotRisk | None = None
+    tail_per_hour: float | None = None
+    """The same offer's on-demand price per hour, for the months after the last whole term of
+    a commitment longer than a month (None: none published, or an hourly or monthly mode)."""
 
     @property
     def price_per_hour(self) -> float:
@@ -112,6 +115,20 @@ def committed_months(busy_hours: float, months: float, active_months: float | No
     told), and at least as many as its busy hours fill."""
     needed = months if active_months is None else min(months, active_months)
     return max(needed, busy_hours / HOURS_PER_MONTH)
+
+
+def _tail_on_demand(
+    spec: RentSpec, needed: float, period: int, busy_per_month: float
+) -> float | None:
+    """What the months after the last whole term cost on demand (their busy hours at the
+    offer's hourly price); None where there is no such remainder or no hourly price."""
+    if spec.tail_per_hour is None or period <= 1:
+        return None
+    whole = math.floor(needed / period + 1e-9)
+    rest = needed - whole * period
+    if whole < 1 or rest <= 1e-9:
+        return None
+    return spec.tail_per_hour * busy_per_month * rest
 
 
 def _hidden_items(
@@ -209,8 +226,14 @@ def rent_cost(
             details["sessions"], details["session_hours"] = 1.0, usage.session_hours
         needed = committed_months(busy, months, active_months)
         periods = committed_periods(needed, period)
-        items["compute"] = spec.price_per_hour * HOURS_PER_MONTH * period * periods
+        term = spec.price_per_hour * HOURS_PER_MONTH * period
+        items["compute"] = term * periods
         details["periods"] = periods
+        tail = _tail_on_demand(spec, needed, period, busy / max(needed, 1e-9))
+        if tail is not None and tail < term:  # the last term's months rented by the hour
+            items["compute"] = term * (periods - 1) + tail
+            details["periods"] = periods - 1
+            details["tail_on_demand"] = tail
         running = HOURS_PER_MONTH * needed
     details["billed_hours"] = running
     _hidden_items(spec.hidden, usage, months, running, items, unpriced)

@@ -128,6 +128,21 @@ def _offer_price(offer: Offer, billing: str | None) -> OfferPrice:
     return found
 
 
+def _tail_rate(
+    ctx: Context, provider: Provider, offer: Offer, billing: str, per_node: float
+) -> float | None:
+    """The offer's on-demand price per hour (a node's, in the result currency), which covers
+    what is left of a project after its last whole commitment term: a 1-year reservation over
+    18 months is a year reserved and six months on demand, not two years (blind w60-04).
+    None for an hourly mode or an offer sold only committed."""
+    on_demand = offer.price("on-demand")
+    if billing in ("on-demand", "spot", "monthly") or on_demand is None:
+        return None
+    if on_demand.per != "hour":
+        return None
+    return ctx.money(on_demand.amount, on_demand.currency_of(provider)) * per_node
+
+
 def _hidden_refs(cat: Catalog, ctx: Context, provider: Provider) -> list[PriceRef]:
     """The provider's hidden-cost rates as dated price references."""
     hidden = cat.hidden_costs.get(provider.id)
@@ -203,6 +218,7 @@ def resolve_rent(
         currency=ctx.currency,
         hidden=hidden_rates(cat.hidden_costs.get(provider.id), provider.currency, ctx),
         spot=spot,
+        tail_per_hour=_tail_rate(ctx, provider, offer, price.billing, per_node),
     )
     prices = (offer_ref, *_hidden_refs(cat, ctx, provider))
     return ResolvedRent(spec, prices, tuple(notes))

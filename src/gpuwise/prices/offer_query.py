@@ -145,16 +145,17 @@ class RegionFilter:
 
 
 def _region_filter(index: OfferIndex, region: str) -> RegionFilter:
-    """`cn`/`global` filter providers; a name `plan` takes (uk, india, 东京) its region's codes;
-    anything else must be a cloud region code some offer lists."""
+    """`cn`/`global` filter providers; a name `plan` takes (us, uk, india, 东京) its region's
+    codes, before any cloud code spelt the same; anything else must be a cloud region code
+    some offer lists."""
     key = region.strip().lower()
     if key in ("cn", "global"):
         return RegionFilter(kind=key)
+    named = index.named_regions.get(region_key(region))
+    if named is not None:  # a name first, as the plan reads it (blind w61-02: "us" matched
+        return RegionFilter(codes=named.codes, china=named.kind == "cn")  # the bare code US)
     if key in index.region_codes:
         return RegionFilter(codes=(key,))
-    named = index.named_regions.get(region_key(region))
-    if named is not None:
-        return RegionFilter(codes=named.codes, china=named.kind == "cn")
     known = {normalize(r): r for r in sorted(index.region_codes)}
     known |= {k: n.id for k, n in index.named_regions.items() if k.isascii()}
     raise UserError("offers.unknown_region", name=region, hint=_hint(suggest(region, known, {})))
