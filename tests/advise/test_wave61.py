@@ -119,3 +119,28 @@ def test_one_machine_down_keeps_the_companions_whole_load() -> None:
     assert abs(one_machine_down(option(0.0)) - 100.0 * 2 / 3) < 1e-9
     assert abs(one_machine_down(option(0.5)) - 100.0 * (2 / 3 - 0.5)) < 1e-9
     assert one_machine_down(option(0.7)) == 0.0
+
+
+def test_a_system_is_priced_from_a_newer_module_price(cat: Catalog) -> None:
+    """w58-05, w60-01, w62-05: the Atlas 800T A2 at Baidu's November 2023 order (CNY 2.25M)
+    where the 910B alone was reported at CNY 120k in February 2024: the newer reading wins,
+    the rest of the server at Epoch AI's share, and the option says so."""
+    import datetime as dt
+
+    from gpuwise.cost.power import assumption
+    from gpuwise.cost.resolve import make_context
+    from gpuwise.cost.system import system_price
+
+    system = next(x for x in cat.extra("system") if x.id == "atlas-800t-a2")
+    ctx = make_context(cat, "CNY", dt.date(2026, 12, 7))
+    own = max(system.prices, key=lambda p: p.date)
+    module = max(
+        (p for p in cat.gpu("ascend-910b").prices if not p.includes_host and p.currency == "CNY"),
+        key=lambda p: p.date,
+    )
+    assert module.date > own.date
+    priced = system_price(system, ctx, "cn", cat)
+    assert priced is not None
+    share = assumption(cat, "server_host_cost_fraction_of_gpu").value
+    assert priced[0] == module.amount * system.gpus * (1 + share)
+    assert system_price(system, ctx, "cn")[0] == own.amount  # without the catalog: its own

@@ -327,6 +327,11 @@ def _price_system(
     option = Option(c, sized, cost, busy, run_hours, stale, own_spec=own.spec)
     option.platform = own.platform
     option.prices = own.prices
+    option.risks.extend(
+        ("risk.system_from_modules", dict(n.params))
+        for n in own.notes
+        if n.key == "cost.note_system_from_modules"
+    )
     return option
 
 

@@ -37,6 +37,7 @@ from gpuwise.cost.model import CostOption, Note, PriceRef
 from gpuwise.cost.own import OwnSpec
 from gpuwise.cost.power import (
     COLOCATION_SITE,
+    assumption,
     busy_fraction,
     card_draw,
     colocation_of,
@@ -70,13 +71,23 @@ def _platform(cat: Catalog, system: PurchasableSystem, gpu: Gpu) -> HostPlatform
 
 
 def system_price(
-    system: PurchasableSystem, ctx: Context, market: Market
+    system: PurchasableSystem, ctx: Context, market: Market, cat: Catalog | None = None
 ) -> tuple[float, PriceRef] | None:
-    """The newest price for the buyer's market, in the result currency; None: unpriced."""
+    """The newest price for the buyer's market, in the result currency; None: unpriced.
+
+    Where the catalog (given `cat`) dates a price of the system's modules alone after the
+    system's own newest price, the system is priced from it: the modules plus the rest of the
+    server at Epoch AI's server-to-chip share (cost assumption
+    server_host_cost_fraction_of_gpu), the newer of two market readings (blind w58-05, w60-01,
+    w62-05: the Atlas 800T A2 at Baidu's November 2023 bulk order, CNY 2.25M, where the 910B
+    sold for about CNY 120k a chip in February 2024: 8 x 120k x 1.64 = CNY 1.57M)."""
     prices = market_prices(system, market)
     if not prices:
         return None
     chosen = max(prices, key=lambda p: (p.date or dt.date.min, p.currency == ctx.currency))
+    newer = _newer_module_price(cat, ctx, system, market, chosen.date) if cat else None
+    if newer is not None:
+        return newer[0], newer[1]
     ref = ctx.ref(
         f"system:{chosen.kind}",
         chosen.amount,
@@ -86,6 +97,35 @@ def system_price(
         chosen.source,
     )
     return ctx.money(chosen.amount, chosen.currency), ref
+
+
+MARKET_CURRENCY = {"cn": "CNY"}
+"""The currency a market's module prices are read in (any other market: USD or EUR)."""
+
+
+def _newer_module_price(
+    cat: Catalog, ctx: Context, system: PurchasableSystem, market: Market, since: dt.date | None
+) -> tuple[float, PriceRef] | None:
+    """The system priced from its modules' newest own price (no host share in it) where that
+    price is dated after `since`; None where there is none."""
+    gpu = cat.gpu_by_id(system.gpu)
+    wanted = MARKET_CURRENCY.get(market)
+    found = [
+        p
+        for p in gpu.prices
+        if p.kind in ("street", "launch")
+        and not p.includes_host
+        and p.date is not None
+        and (since is None or p.date > since)
+        and (p.currency == wanted if wanted else p.currency != "CNY")
+    ]
+    if not found:
+        return None
+    module = max(found, key=lambda p: p.date or dt.date.min)
+    share = assumption(cat, "server_host_cost_fraction_of_gpu").value
+    amount = module.amount * system.gpus * (1 + share)
+    ref = ctx.ref("system:modules", amount, module.currency, "system", module.date, module.source)
+    return ctx.money(amount, module.currency), ref
 
 
 def _draw(
@@ -109,17 +149,25 @@ class _Price:
 
 
 def _per_card(
-    system: PurchasableSystem, ctx: Context, market: Market, opts: OwnOptions, notes: list[Note]
+    cat: Catalog,
+    system: PurchasableSystem,
+    ctx: Context,
+    market: Market,
+    opts: OwnOptions,
+    notes: list[Note],
 ) -> _Price:
     """The user's per-card price, else the market's system price over its cards, else 0 and
     unpriced (said in a note)."""
     if opts.card_price is not None:
         notes.append(Note.of("cost.note_system_user_price", system=system.id))
         return _Price(opts.card_price, None, True)
-    priced = system_price(system, ctx, market)
+    priced = system_price(system, ctx, market, cat)
     if priced is None:
         notes.append(Note.of("cost.note_system_unpriced", system=system.id, market=market))
         return _Price(0.0, None, False)
+    if priced[1].label == "system:modules":
+        share = assumption(cat, "server_host_cost_fraction_of_gpu").value
+        notes.append(Note.of("cost.note_system_from_modules", system=system.id, share=share))
     return _Price(priced[0] / system.gpus, priced[1], True)
 
 
@@ -164,7 +212,7 @@ def resolve_system(
     devices = systems * system.gpus * gpu.devices_per_card
     used = devices if used_devices is None else max(1, min(used_devices, devices))
     notes = _use_notes(system, gpu, systems, used)
-    price = _per_card(system, ctx, market, opts, notes)
+    price = _per_card(cat, system, ctx, market, opts, notes)
     index = hardware_index(cat, opts.region, ctx.currency)
     if index is not None and opts.card_price is None and price.priced:
         price = replace(price, per_card=price.per_card * index.factor)  # imported
@@ -241,7 +289,7 @@ def pick_system(
 
     def cost_of(s: PurchasableSystem) -> tuple[bool, float, int]:
         n = math.ceil(cards / s.gpus)
-        p = system_price(s, ctx, market)
+        p = system_price(s, ctx, market, cat)
         return (p is None, (p[0] * n) if p else 0.0, s.gpus)
 
     best = min(listed, key=cost_of)
