@@ -208,15 +208,18 @@ def test_a_region_named_by_a_country_says_the_region_it_stands_for(cat: Catalog)
     assert _region_words(cat, "us")["region"] == "us"
 
 
+CPT: dict[str, Any] = {
+    "workload": {"kind": "train", "model": "mistral-small-3.1-24b", "mode": "full",
+                 "dataset_tokens": 40e9, "seq_len": 8192, "batch": 512},
+    "months": 1, "deadline_days": 12, "region": "eu", "acquire": "rent", "max_gpus": 32,
+    "currency": "EUR", "entity": "company",
+}  # fmt: skip
+"""w60-02: a Munich startup's continued pre-training of a 24B model, EU rentals, 32 GPUs."""
+
+
 def test_an_as_fast_layout_with_more_memory_to_spare_wins(cat: Catalog) -> None:
     """w60-02: ZeRO-2 at 75.7 of 80 GiB kept over FSDP at 57.8 GiB at the same speed."""
-    doc = {
-        "workload": {"kind": "train", "model": "mistral-small-3.1-24b", "mode": "full",
-                     "dataset_tokens": 40e9, "seq_len": 8192, "batch": 512},
-        "months": 1, "deadline_days": 12, "region": "eu", "acquire": "rent", "max_gpus": 32,
-        "currency": "EUR", "entity": "company",
-    }  # fmt: skip
-    plan = plan_of(cat, doc)
+    plan = plan_of(cat, CPT)
     for o in plan.options:
         if o.candidate.gpu.id == "h100-sxm" and o.candidate.count == 32:
             assert o.sized.strategy != "zero2" or o.sized.memory.device_total_bytes < 70 * 2**30
@@ -234,13 +237,7 @@ def test_uk_owners_pay_uk_electricity(cat: Catalog, entity: str, tariff: str) ->
 
 def test_a_batch_the_devices_do_not_divide_is_said(cat: Catalog) -> None:
     """w60-02: 512 sequences a step ran as 528 on 24 GPUs, unsaid."""
-    doc = {
-        "workload": {"kind": "train", "model": "mistral-small-3.1-24b", "mode": "full",
-                     "dataset_tokens": 40e9, "seq_len": 8192, "batch": 512},
-        "months": 1, "deadline_days": 12, "region": "eu", "acquire": "rent", "max_gpus": 32,
-        "currency": "EUR", "entity": "company",
-    }  # fmt: skip
-    plan = plan_of(cat, doc)
+    plan = plan_of(cat, CPT)
     for o in plan.options + plan.infeasible:
         rule = next((p for k, p in o.rules if k.startswith("micro-batch")), None)
         if rule is None:
