@@ -144,3 +144,39 @@ def test_a_system_is_priced_from_a_newer_module_price(cat: Catalog) -> None:
     share = assumption(cat, "server_host_cost_fraction_of_gpu").value
     assert priced[0] == module.amount * system.gpus * (1 + share)
     assert system_price(system, ctx, "cn")[0] == own.amount  # without the catalog: its own
+
+
+def test_a_newer_module_reading_that_implies_a_dearer_server_keeps_the_quote(
+    cat: Catalog,
+) -> None:
+    """The HGX H20's 2025 baseboard price (NVSwitches in it, a peak) would price the server at
+    CNY 1.72M over the dealer's CNY 1.2M: only a fall is read from the modules."""
+    import datetime as dt
+
+    from gpuwise.cost.resolve import make_context
+    from gpuwise.cost.system import system_price
+
+    ctx = make_context(cat, "CNY", dt.date(2026, 12, 7))
+    for system in cat.extra("system"):
+        own = system_price(system, ctx, "cn")
+        read = system_price(system, ctx, "cn", cat)
+        if own is not None and read is not None:
+            assert read[0] <= own[0], system.id
+
+
+def test_a_one_off_job_in_a_project_under_a_month_runs_once(cat: Catalog) -> None:
+    """w63-04: a two-week batch (months: 0.5) was billed as half a run, every total halved."""
+    doc = {**BATCH, "months": 0.5}
+    half, whole = plan_of(cat, doc), plan_of(cat, {**BATCH, "months": 1})
+    first = half.options[0]
+    same = next(o for o in whole.options if o.candidate.label == first.candidate.label)
+    assert first.cost.items["compute"] == same.cost.items["compute"]
+
+
+def test_the_answer_names_no_other_size_of_its_own_offer_as_another_cloud(cat: Catalog) -> None:
+    """w62-04, w63-04: "as good" listed the answer's own instance."""
+    for doc in (BATCH, THESIS):
+        a = plan_of(cat, doc).answers
+        if a.cloud is not None:
+            named = (a.cloud.provider, a.cloud.instance, a.cloud.billing)
+            assert all((t.provider, t.instance, t.billing) != named for t in a.cloud.ties)

@@ -109,7 +109,12 @@ def _rental_ties(
         and tier(o) == tier(rent)
     ]
     close = [o for o in others if o.cost.total <= rent.cost.total * (1 + margin)]
-    return [_cloud(o) for o in close[:2]]
+    named = _cloud(rent)
+    ties: list[Tie] = []
+    for tie in (_cloud(o) for o in close):  # another size of the answer's own offer, or one
+        if tie != named and tie not in ties:  # named already, is no other cloud (w62-04, w63-04)
+            ties.append(tie)
+    return ties[:2]
 
 
 def _deciders(

@@ -437,7 +437,7 @@ def _cheapest_per_configuration(
     Mumbai priced at us-east-1's rate, its Mumbai row dropped). Each mode is won on its own:
     a generic row that alone lists spot keeps its spot price, not its on-demand one beside
     the region's own (blind w61-04: g5.xlarge in Jakarta at us-east-1's on-demand rate)."""
-    best: dict[tuple[object, ...], tuple[tuple[bool, float], int]] = {}
+    best: dict[tuple[object, ...], tuple[tuple[bool, float], int, str]] = {}
     for i, (offer, provider, _) in enumerate(offers):
         config = (offer.provider, offer.gpu, offer.gpu_count, offer.node_gpus, offer.vcpu)
         elsewhere = region is not None and priced_elsewhere(region, provider, offer)
@@ -445,10 +445,10 @@ def _cheapest_per_configuration(
             key = (*config, offer.ram_gb, p.billing, p.currency)  # amounts compare per currency
             rank = (elsewhere, p.per_hour)
             if key not in best or rank < best[key][0]:
-                best[key] = (rank, i)
+                best[key] = (rank, i, p.billing)
     won: dict[int, set[str]] = {}
-    for won_key, (_, i) in best.items():
-        won.setdefault(i, set()).add(str(won_key[-2]))  # the key's billing
+    for _, i, billing in best.values():
+        won.setdefault(i, set()).add(billing)
     for i, (offer, _, _) in enumerate(offers):
         if i not in won:
             out.drop("same-offer-dearer", f"{offer.provider}:{offer.instance}")

@@ -171,12 +171,14 @@ def run_hours(s: Scenario, sized: Sized) -> float | None:
 
 
 def schedule(s: Scenario, sized: Sized) -> Schedule:
-    """The option's schedule: training runs and batches from their hours, a service from its
-    hours a day."""
+    """The option's schedule: training runs and batches from their hours (at least one run over
+    the project), a service from its hours a day."""
     w = s.workload
     hours = run_hours(s, sized)
     if hours:
-        runs = w.runs_per_month * s.months
+        # a project runs its job at least once: a two-week batch (months: 0.5) is one run, not
+        # half of one (blind w63-04: every total halved, unsaid)
+        runs = max(1.0, w.runs_per_month * s.months)
         total = runs * hours
         months = max(s.months, total / HOURS_PER_MONTH)
         months_per_run = math.ceil(hours / HOURS_PER_MONTH - 1e-9)

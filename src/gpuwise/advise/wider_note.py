@@ -68,9 +68,7 @@ def wider_copies_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
     if not (w.target_tokens_per_s or (w.batch_requests() and s.deadline_days)):
         return []
     first = plan.options[0]
-    c = first.candidate
-    devices = c.cards * max(1, c.nodes) if c.cards else c.count
-    if devices * c.gpu.devices_per_card < s.max_gpus:
+    if first.candidate.count < s.max_gpus:  # the devices of all its machines
         return []
     wider = SCALE_OUT_MACHINES * s.max_gpus
     again = replan(s, {"max_gpus": wider})

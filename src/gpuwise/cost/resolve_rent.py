@@ -15,7 +15,7 @@ from gpuwise.catalog.schema_cloud import BILLINGS, HiddenCosts, Offer, OfferPric
 from gpuwise.cost.context import Context
 from gpuwise.cost.model import Note, PriceRef
 from gpuwise.cost.power import assumption
-from gpuwise.cost.rent import HiddenRates, RentSpec
+from gpuwise.cost.rent import COMMIT_MONTHS, HiddenRates, RentSpec
 from gpuwise.cost.spot import SpotRisk
 from gpuwise.errors import UserError
 
@@ -136,9 +136,7 @@ def _tail_rate(
     18 months is a year reserved and six months on demand, not two years (blind w60-04).
     None for an hourly mode or an offer sold only committed."""
     on_demand = offer.price("on-demand")
-    if billing in ("on-demand", "spot", "monthly") or on_demand is None:
-        return None
-    if on_demand.per != "hour":
+    if COMMIT_MONTHS.get(billing, 0) <= 1 or on_demand is None or on_demand.per != "hour":
         return None
     return ctx.money(on_demand.amount, on_demand.currency_of(provider)) * per_node
 

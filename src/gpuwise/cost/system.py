@@ -80,13 +80,16 @@ def system_price(
     server at Epoch AI's server-to-chip share (cost assumption
     server_host_cost_fraction_of_gpu), the newer of two market readings (blind w58-05, w60-01,
     w62-05: the Atlas 800T A2 at Baidu's November 2023 bulk order, CNY 2.25M, where the 910B
-    sold for about CNY 120k a chip in February 2024: 8 x 120k x 1.64 = CNY 1.57M)."""
+    sold for about CNY 120k a chip in February 2024: 8 x 120k x 1.64 = CNY 1.57M). Only a fall
+    is read so: a newer module reading that implies a dearer server is no reason to drop a dated
+    quote for the whole server (the HGX H20's 2025 channel price is for the 8-GPU baseboard,
+    whose NVSwitches Epoch's share would count again, and a peak "at one point")."""
     prices = market_prices(system, market)
     if not prices:
         return None
     chosen = max(prices, key=lambda p: (p.date or dt.date.min, p.currency == ctx.currency))
     newer = _newer_module_price(cat, ctx, system, market, chosen.date) if cat else None
-    if newer is not None:
+    if newer is not None and newer[0] < ctx.money(chosen.amount, chosen.currency):
         return newer[0], newer[1]
     ref = ctx.ref(
         f"system:{chosen.kind}",
