@@ -239,7 +239,9 @@ def test_power_over_the_project_does_not_push_a_purchase_that_fits_over_a_total_
     plan = _plan(hobby)
     for o in plan.options:
         assert o.cost.details["idle_hours"] == 0, o.candidate.label
-        assert max(o.cost.total, paid_at_once(plan.scenario, o)) <= 4000 + 1e-6
+        spend = max(o.cost.total, paid_at_once(plan.scenario, o))
+        edge = any(k == "risk.budget_edge" for k, _ in o.risks)  # within the prices' 5%, said
+        assert spend <= 4000 + 1e-6 or (edge and spend <= 4000 * 1.05), o.candidate.label
     for o in plan.infeasible:  # nothing within both limits is held back by the budget
         if paid_at_once(plan.scenario, o) <= 4000 and o.cost.total <= 4000:
             assert all(k != "plan.block_budget" for k, _ in o.blockers), o.candidate.label

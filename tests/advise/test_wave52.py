@@ -74,6 +74,8 @@ def test_a_model_served_beside_takes_its_memory_on_every_option(cat: Catalog) ->
     extended = [o for o in everything if o.candidate.owned_kept]
     assert extended
     for o in extended:
+        if o.candidate.offload_fraction:
+            continue  # the weights past the cards sit in RAM by design (owned_sizing)
         used = o.sized.memory.device_total_bytes + o.sized.companion_bytes
         assert used <= o.sized.gpu.memory_gb * 2**30, o.candidate.label  # GiB, as the table
 

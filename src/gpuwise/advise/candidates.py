@@ -79,6 +79,9 @@ class Candidate:
     owned_kept: tuple[tuple[str, int], ...] = ()
     """(gpu id, cards) the user owns and keeps in the machine beside the `cards` bought: one
     model split by layer over unlike cards (advise/owned_extend.py); empty otherwise."""
+    owned_kept_names: tuple[str, ...] = ()
+    """The display names of `owned_kept`'s cards, in its order (a sentence names them: blind
+    w64-03 read "1× rtx-4090 + 1× NVIDIA GeForce RTX 3090")."""
     offload_fraction: float = 0.0
     """Share of the weights run from system RAM on the CPU beside the owned cards."""
     owned_network_gbps_per_gpu: float | None = None

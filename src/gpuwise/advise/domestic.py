@@ -22,9 +22,11 @@ Fired = tuple[str, dict[str, Any]]
 
 def domestic_rental_note(cat: Catalog, plan: Plan) -> list[Fired]:
     """The clouds that rent domestic accelerators when no such rental is priced in the plan
-    (ranked, over a limit or unchecked); nothing when the data may not leave the premises."""
+    (ranked, over a limit or unchecked); nothing when the data may not leave the premises or
+    the user buys only (`acquire: buy`: no rental was looked for, priced or not; blind w64-02
+    was told none had a price while AutoDL's 910B was in the catalog)."""
     s = plan.scenario
-    if not s.domestic_only or not s.data_may_leave:
+    if not s.domestic_only or not s.data_may_leave or s.acquire == "buy":
         return []
     considered = (*plan.options, *plan.infeasible, *plan.unchecked, *plan.set_aside)
     priced = any(

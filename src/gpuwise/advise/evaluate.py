@@ -275,7 +275,12 @@ def _price_machine(
         if c.kind == "own" and c.system is not None and not c.already_owned:
             return _price_system(cat, ctx, c, sized, sch, s)
         if c.kind == "own":
-            opts = replace(own_options(s, c), engine_maps_model=_maps_model(cat, sized.engine))
+            from gpuwise.advise.workload import plan_value
+
+            pc_cards = int(plan_value(cat, "owned_pc_max_cards"))
+            opts = replace(
+                own_options(s, c, pc_cards), engine_maps_model=_maps_model(cat, sized.engine)
+            )
             own = resolve_own(cat, ctx, c.gpu.id, c.cards or c.node_devices, opts)
             cost = own_cost(own.spec, busy, sch.months)
             if c.unpriced_card and not c.already_owned:  # unpriced, never free
@@ -297,6 +302,9 @@ def _price_machine(
                 for n in own.notes
                 if n.key == "cost.note_server_grade"
             )
+            if in_owned_pc(s, c, pc_cards) and (c.cards or c.count) > 1:
+                tdp = (c.gpu.tdp_w or 0.0) * (c.cards or c.count)
+                option.risks.append(("risk.owned_psu", {"tdp_w": tdp}))
             return option
         assert c.provider and c.offer
         rent = resolve_rent(cat, ctx, f"{c.provider.id}:{c.offer.instance}:{c.billing}")
@@ -359,24 +367,36 @@ def power_options(s: Scenario) -> OwnOptions:
     )
 
 
-def own_options(s: Scenario, c: Candidate) -> OwnOptions:
+def own_options(s: Scenario, c: Candidate, pc_cards: int = 1) -> OwnOptions:
     """What the scenario says about owning: cards it already has, a host it has or has priced,
     and the machine's power (`power_options`).
 
-    An existing PC takes one actively cooled consumer card without a new host (`owns_host`);
-    that PC runs anyway, so only the card's power is charged (as for cards already owned in it).
+    An existing PC takes up to `pc_cards` actively cooled consumer cards without a new host
+    (`owns_host`; plan_assumption owned_pc_max_cards: two 24 GB-class cards fit a desktop
+    case, and a freelancer's two used 3090s for his own PC were priced with a new one, blind
+    w63-02); that PC runs anyway, so only the cards' power is charged (as for cards already
+    owned in it). Its power supply for more than one is a stated risk (`in_owned_pc`).
     """
     base = power_options(s)
     if c.already_owned:
         idle = unused_owned_cards(s, c)
         return replace(base, owned=True, host_owned=s.owns_host, idle_cards=idle)
     host: float | None = s.host_price
-    single_consumer = c.cards == 1 and c.gpu.gpu_class == "consumer" and c.gpu.cooling == "active"
-    in_own_pc = s.owns_host and single_consumer
-    if in_own_pc:
+    in_pc = in_owned_pc(s, c, pc_cards)
+    if in_pc:
         host = 0.0
     card = 0.0 if c.unpriced_card else None
-    return replace(base, card_price=card, host_price=host, host_owned=in_own_pc)
+    return replace(base, card_price=card, host_price=host, host_owned=in_pc)
+
+
+def in_owned_pc(s: Scenario, c: Candidate, pc_cards: int = 1) -> bool:
+    """Whether bought cards go into the PC the user has (`owns_host`): actively cooled
+    consumer cards, as many as its case takes beside the cards the user owns in it (at least
+    one: a card may replace an owned one), in one machine."""
+    consumer = c.gpu.gpu_class == "consumer" and c.gpu.cooling == "active"
+    one_machine = c.nodes <= 1 and c.system is None
+    room = max(1, pc_cards - sum(o.count for o in s.owns))
+    return s.owns_host and consumer and one_machine and 1 <= (c.cards or c.count) <= room
 
 
 MACHINE_CARDS = 8

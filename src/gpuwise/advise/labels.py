@@ -64,9 +64,13 @@ def candidate_words(c: Candidate, lang: Lang) -> str:
         )  # N machines of it said: a total for six reads as the price of one (blind w30-01)
         return t("plan.rented_machines", lang=lang, n=c.nodes, rental=text) if c.nodes > 1 else text
     cards = c.cards or c.count  # in one machine
-    if c.owned_kept:  # the owned cards kept, then the ones added (names only: no catalog here)
+    if c.owned_kept:  # the owned cards kept, then the ones added
         added = t("plan.cards_of", lang=lang, count=cards, gpu=c.gpu.name)
-        kept = " + ".join(f"{n}× {g}" for g, n in c.owned_kept)
+        names = c.owned_kept_names or tuple(g for g, _ in c.owned_kept)
+        kept = " + ".join(
+            t("plan.cards_of", lang=lang, count=n, gpu=name)
+            for (_, n), name in zip(c.owned_kept, names, strict=False)
+        )
         return f"{kept} + {added}"
     if c.nodes > 1:
         return t("plan.machines_of_cards", lang=lang, n=c.nodes, count=cards, gpu=c.gpu.name)

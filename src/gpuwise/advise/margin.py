@@ -300,7 +300,11 @@ def sure_owned_first(ranked: list[Any], tier: Any = None, bits: Any = None) -> l
     copies, not two of them at the central estimate). Among those sure of it, one at 8 bits
     or more before one below (`bits`: a format's bits per weight): more of the owned cards
     cost only their power, and a 4-bit copy is a quality call an 8-bit one is not (blind
-    w40-05 asked for 16 bits over 8 on owned V100s; 8 bits and up are taken as equal here)."""
+    w40-05 asked for 16 bits over 8 on owned V100s; 8 bits and up are taken as equal here).
+    The group is placed together where its first member ranked: a risky owned option moved
+    to the sure one's place would fall below rentals whose insured totals are higher than its
+    own (a random scenario's invariant found one A100 of two at 4 bits under four rented RTX
+    3080 Ti)."""
     out = list(ranked)
     groups: dict[tuple[object, ...], list[int]] = {}
     for i, o in enumerate(out):  # within a ranking tier (`tier`: ranking.rank_key's leading part)
@@ -313,11 +317,13 @@ def sure_owned_first(ranked: list[Any], tier: Any = None, bits: Any = None) -> l
         fewer_bits = -min(bits(o.sized.quant), NEAR_LOSSLESS_BITS) if bits and not risky else 0.0
         return (risky, fewer_bits, slow, n)
 
+    first_of: dict[int, list[Any]] = {}  # each group, sorted, at its first member's place
+    later: set[int] = set()
     for places in groups.values():
         members = sorted(((out[i], n) for n, i in enumerate(places)), key=key)
-        for i, (o, _) in zip(places, members, strict=True):
-            out[i] = o
-    return out
+        first_of[places[0]] = [o for o, _ in members]
+        later.update(places[1:])
+    return [o for i, _ in enumerate(out) if i not in later for o in first_of.get(i, [out[i]])]
 
 
 def _sure_first(member: tuple[Any, int]) -> tuple[bool, float, int]:

@@ -12,6 +12,7 @@ from gpuwise.advise.considered import considered_notes
 from gpuwise.advise.domestic import domestic_rental_note
 from gpuwise.advise.evaluate import Fired, Option
 from gpuwise.advise.failover import cold_standby_note
+from gpuwise.advise.faster_note import faster_for_more_note
 from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.over_budget import over_budget_note
 from gpuwise.advise.overhead import rental_overhead_note
@@ -43,6 +44,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     out += over_budget_note(plan)
+    out += faster_for_more_note(plan)
     out += no_spot_price_note(cat, plan)
     out += images_not_counted_note(cat, s)
     out += cold_standby_note(plan.options)

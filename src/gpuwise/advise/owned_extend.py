@@ -89,47 +89,83 @@ def _extend_offload(
     cards: list[Gpu],
     choice: EngineChoice,
 ) -> list[Option]:
-    """More of the owned card in the owned PC with the layers that still do not fit in system
-    RAM: a second used RTX 3090 beside the first runs gpt-oss-120b with a quarter of it in RAM
-    twice as fast as one card with half of it there, for a fraction of a card that holds it all
+    """Cards added to the owned PC with the layers that still do not fit in system RAM: a
+    second used RTX 3090 beside the first runs gpt-oss-120b with a quarter of it in RAM twice
+    as fast as one card with half of it there, for a fraction of a card that holds it all
     (blind w44-04: the search added only cards big enough alone, or no card with RAM, and a
-    4 x Tesla P40 server was bought for a home). Each k up to the PC's room, priced as the k
-    bought and the power of all."""
-    gpu = cards[0]
-    room = min(int(plan_value(cat, "owned_pc_max_cards")), s.max_gpus, gpu.max_per_host)
-    if not _can_add(gpu, s, gpu, oi.buyer):
-        return []
+    4 x Tesla P40 server was bought for a home). Any card that goes in the PC, not only more
+    of the owned one (blind w64-03: a used RTX 3090 beside an owned 4090, the expert's answer,
+    was never tried). Each k up to the PC's room, priced as the k bought and the power of
+    all; a card's larger k is tried only while the smaller left layers in RAM."""
+    room = min(int(plan_value(cat, "owned_pc_max_cards")), s.max_gpus) - len(cards)
     total = s.host_ram_gb or plan_value(cat, "owned_pc_system_ram_gb")
     free = total - plan_value(cat, "owned_pc_os_reserve_gb")
+    if room <= 0 or free <= 0:
+        return []
     ram = HostRam(
         free,
         plan_value(cat, f"system_ram_gbps_{s.host_ram_type}"),
         plan_value(cat, "offload_quality_floor_bits"),
     )
-    kept = tuple((cat.gpu(o.gpu).id, o.count) for o in s.owns)
     out: list[Option] = []
-    for k in range(1, room - len(cards) + 1):
-        found = size_offload(s, [*cards, *[gpu] * k], replace(oi.si, choice=choice), ram)
-        if found is None or free <= 0 or found.fraction <= 0:
-            continue  # all on the cards: the plain extensions cover it
-        c = Candidate("own", gpu, k, cards=k, owned_kept=kept, offload_fraction=found.fraction)
-        option = _price_extension(cat, ctx, s, c, found.sized)
-        if option is None:
+    for added in _addable(cat, s, cards[0], oi.buyer):
+        theirs = oi.choice_of(added, False)
+        si = replace(oi.si, choice=restricted(choice, theirs.quants))
+        if theirs.engine != choice.engine or not si.choice.quants:
             continue
-        params = {
-            "owned": " + ".join(dict.fromkeys(g.name for g in cards)),
-            "added": gpu.name,
-            "count": k,
-            "pct": found.fraction,
-            "ram_gb": total,
-            "tokens_per_s": round(found.sized.tokens_per_s, 1),
-            "quant": found.sized.quant,
-        }
-        option.rules.append(("owned-extend-offload", params))
-        tdp = (gpu.tdp_w or 0.0) * (len(cards) + k)
-        option.risks.append(("risk.owned_psu", {"tdp_w": tdp}))
-        out.append(option)
+        for k in range(1, min(room, added.max_per_host) + 1):
+            found = size_offload(s, [*cards, *[added] * k], si, ram)
+            if found is None or found.fraction <= 0:
+                break  # all on the cards: the plain extensions cover it
+            option = _price_offload_extension(cat, ctx, s, cards, added, k, found, total)
+            if option is not None:
+                out.append(option)
     return out
+
+
+def _price_offload_extension(
+    cat: Catalog,
+    ctx: Context,
+    s: Scenario,
+    cards: list[Gpu],
+    added: Gpu,
+    k: int,
+    found: Offload,
+    ram_gb: float,
+) -> Option | None:
+    """One extension with RAM offload, priced, with its rule and the power supply's risk."""
+    kept, names = _kept(cat, s)
+    c = Candidate(
+        "own",
+        added,
+        k,
+        cards=k,
+        owned_kept=kept,
+        owned_kept_names=names,
+        offload_fraction=found.fraction,
+    )
+    option = _price_extension(cat, ctx, s, c, found.sized)
+    if option is None:
+        return None
+    params = {
+        "owned": " + ".join(dict.fromkeys(g.name for g in cards)),
+        "added": added.name,
+        "count": k,
+        "pct": found.fraction,
+        "ram_gb": ram_gb,
+        "tokens_per_s": round(found.sized.tokens_per_s, 1),
+        "quant": found.sized.quant,
+    }
+    option.rules.append(("owned-extend-offload", params))
+    tdp = sum(g.tdp_w or 0.0 for g in cards) + (added.tdp_w or 0.0) * k
+    option.risks.append(("risk.owned_psu", {"tdp_w": tdp}))
+    return option
+
+
+def _kept(cat: Catalog, s: Scenario) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """The owned cards kept in the PC, as (id, count) and their display names."""
+    cards = [(cat.gpu(o.gpu), o.count) for o in s.owns]
+    return tuple((g.id, n) for g, n in cards), tuple(g.name for g, _ in cards)
 
 
 def _can_add(g: Gpu, s: Scenario, owned: Gpu, buyer: str | None) -> bool:
@@ -178,7 +214,9 @@ def same_card_extensions(
         sized = sized_of(n + k)
         if sized is None or sized.tokens_per_s <= owned.sized.tokens_per_s:
             continue
-        c = Candidate("own", gpu, k, cards=k, owned_kept=((gpu.id, n),))
+        c = Candidate(
+            "own", gpu, k, cards=k, owned_kept=((gpu.id, n),), owned_kept_names=(gpu.name,)
+        )
         option = _price_extension(cat, ctx, s, c, sized)
         if option is None:
             continue
@@ -210,8 +248,7 @@ def _extensions(
     """Every k of every addable card that, with the owned cards, fits and can be priced."""
     room = min(int(plan_value(cat, "owned_pc_max_cards")), s.max_gpus) - len(cards)
     hop_s = plan_value(cat, "layer_split_hop_ms") / 1000.0
-    kept = tuple((o.gpu, o.count) for o in s.owns)
-    kept = tuple((cat.gpu(g).id, n) for g, n in kept)
+    kept, names = _kept(cat, s)
     out: list[Option] = []
     for added in _addable(cat, s, cards[0], oi.buyer):
         theirs = oi.choice_of(added, False)
@@ -224,7 +261,7 @@ def _extensions(
             sized = size_split(s, [*cards, *[added] * k], si, hop_s)
             if sized is None:
                 continue
-            c = Candidate("own", added, k, cards=k, owned_kept=kept)
+            c = Candidate("own", added, k, cards=k, owned_kept=kept, owned_kept_names=names)
             option = _price_extension(cat, ctx, s, c, sized)
             if option is not None:
                 _extension_notes(option, cards, added, k)

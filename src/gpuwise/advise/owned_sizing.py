@@ -180,6 +180,7 @@ def _offloaded(
         kv_tokens_per_request=a.kv_tokens,
         support=verdict.support,
         compute=verdict.compute,
+        companion_bytes=int(si.companion_bytes),
     )
     return sized, fraction
 

@@ -61,15 +61,45 @@ def loses_gpu_when_stopped(s: Scenario, c: Candidate, container: bool = False) -
     return lost and stops_each_night(s, c) and s.workload.kind != "local"
 
 
+def answers_all_hours(s: Scenario, c: Candidate) -> bool:
+    """A public API on hourly rentals that would stop outside its busy hours: its users call
+    at night too (`hours_per_day` is the busy window, not the hours it answers), so one of
+    its machines stays up through the quiet hours (blind w64-05: a customer-service API
+    busy 15 h a day was priced switched off every night, 31% below what it costs)."""
+    return s.public_api and s.workload.kind == "serve" and stops_each_night(s, c)
+
+
 def rental_busy_hours(s: Scenario, c: Candidate, busy: float, container: bool = False) -> float:
-    """Hours a month the rental bills: all of them where a stop would lose the GPU."""
-    return HOURS_PER_MONTH if loses_gpu_when_stopped(s, c, container) else busy
+    """Hours a month each of the option's machines bills, on average: all of them where a
+    stop would lose the GPU; a public API's busy hours on every machine and the quiet hours
+    on one (`answers_all_hours`), which carries the quiet hours' load alone."""
+    if loses_gpu_when_stopped(s, c, container):
+        return HOURS_PER_MONTH
+    if answers_all_hours(s, c):
+        return busy + (HOURS_PER_MONTH - busy) / max(1, c.nodes)
+    return busy
+
+
+def _quiet_hours_rule(s: Scenario, o: Option, busy_hours: float) -> bool:
+    """Say that a public API keeps one machine up through its quiet hours (where its bill
+    counts them: `rental_busy_hours`); True when it does."""
+    from gpuwise.advise.fired_billing import money
+
+    c = o.candidate
+    floor = busy_hours + (HOURS_PER_MONTH - busy_hours) / max(1, c.nodes)
+    if not answers_all_hours(s, c) or o.busy_hours_per_month > floor * (1 + 1e-9):
+        return False  # not a public API, or every machine kept running (kept-running)
+    compute = money(o.cost.items.get("compute", 0.0), o.cost.currency)
+    params = {"hours": s.hours_per_day, "days": s.days_per_week, "machines": c.nodes}
+    o.rules.append(("public-api-quiet-hours", params | {"compute": compute}))
+    return True
 
 
 def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
     """The rule (kept running, with what stopping would save) or the risk (stopped nightly,
     with what keeping it on would cost) of a standing service on an hourly rental; nothing
-    where the two cost the same within 5%."""
+    where the two cost the same within 5%. A public API's machine kept up through the quiet
+    hours is said first; the others stop, with their risk."""
     c = o.candidate
     if not stops_each_night(s, c) or not o.busy_hours_per_month:
         return
@@ -77,6 +107,10 @@ def restart_note(s: Scenario, o: Option, busy_hours: float) -> None:
 
     compute, cur = o.cost.items.get("compute", 0.0), o.cost.currency
     kept = o.busy_hours_per_month >= HOURS_PER_MONTH * (1 - 1e-9)  # rental_busy_hours said so
+    if _quiet_hours_rule(s, o, busy_hours):
+        if c.nodes == 1:
+            return  # its one machine answers around the clock: nothing stops
+        kept = False  # the other machines stop outside the busy hours: their risk below
     if kept:
         stopped = compute * busy_hours / HOURS_PER_MONTH
         if compute > stopped * 1.05:

@@ -209,6 +209,7 @@ KEY_FIELDS: dict[str, tuple[str, ...]] = {
     "engine_scheduler": ("engine", "min_memory_gb", "unless_name_contains", "built_before"),
     "kv_read_cost": ("engine", "backend", "kv_dtype", "built_before"),
     "matmul_fraction": ("architecture",),
+    "architecture_generation": ("architecture",),
     "feature": ("stack", "feature"),
     "resale": ("gpu", "date", "months_since_launch"),
     "bench_reference": ("metric", "architecture"),

@@ -221,6 +221,15 @@ class MatmulFraction(Sourced):
     fraction: float = Field(gt=0, le=1)
 
 
+class ArchitectureGeneration(Sourced):
+    """Which architecture a newer one succeeds in its vendor's line (Blackwell follows
+    Hopper): where a newer one has no training measurement of its own, its predecessor's
+    share is the nearer guess than the pooled one (estimate/speed_constants.py)."""
+
+    architecture: str
+    follows: str
+
+
 class ErrorBand(Sourced):
     """How far published measurements fell from gpuwise's estimate when their source was left
     out of the fit: the 10th and 90th percentiles of measured ÷ estimated, for one kind of
@@ -300,6 +309,7 @@ SPEED_KINDS: dict[str, type[BaseModel]] = {
     "train_efficiency": TrainEfficiency,
     "train_execution": TrainExecution,
     "matmul_fraction": MatmulFraction,
+    "architecture_generation": ArchitectureGeneration,
     "link_model": LinkModel,
     "host_memory": HostMemory,
     "fit_settings": FitSettings,

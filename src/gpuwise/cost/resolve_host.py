@@ -232,11 +232,19 @@ def _server_host_estimate(
     """A server whose barebone has no dated price: estimate the whole host from the cards.
 
     Epoch AI's average server-to-chip cost multiplier (1.64) puts everything but the GPUs at
-    `server_host_cost_fraction_of_gpu` × the GPUs' price; the estimate replaces the parts sum.
+    `server_host_cost_fraction_of_gpu` × the GPUs' price; the estimate replaces the parts sum,
+    and is never less than it: a server holds at least the parts the catalog prices for it
+    (its memory and disk). The ratio was read off new accelerators; four used Tesla P100s at
+    $288 got a $184 server that holds and cools them (blind w64-03).
     """
     if not host.missing or "server_barebone" not in platform.needs or cards_total <= 0:
         return host
     fraction = assumption(cat, "server_host_cost_fraction_of_gpu").value
+    notes[:] = [n for n in notes if n.key != "cost.note_platform"]  # priced now, not left out
+    parts = sum(p for _, p in host.parts)
+    if parts > fraction * cards_total:  # a lower bound, said: chassis, board and CPUs more
+        notes.append(Note.of("cost.note_host_parts_floor", platform=platform.id, parts=parts))
+        return Host(parts, (), host.parts, host.psu_w)
     notes.append(Note.of("cost.note_host_estimated", platform=platform.id, fraction=fraction))
     return Host(fraction * cards_total, (), [], host.psu_w)
 

@@ -16,6 +16,7 @@ from gpuwise.catalog import Catalog
 from gpuwise.catalog.schema import Gpu
 from gpuwise.catalog.schema_bench import MeasuredRate
 from gpuwise.catalog.schema_speed import (
+    ArchitectureGeneration,
     DecodeEfficiency,
     DecodeOverhead,
     DequantCost,
@@ -79,6 +80,8 @@ class SpeedConstants(EngineLookups, PrefillLookups):
     kv_reads: tuple[KvReadCost, ...] = ()
     bands: tuple[ErrorBand, ...] = ()
     executions: tuple[TrainExecution, ...] = ()
+    generations: tuple[ArchitectureGeneration, ...] = ()
+    """Which architecture each newer one follows (the training share's fall-back)."""
     _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
     """Answers to lookups already made (the planner asks the same ones for every candidate);
     not an init field, so `replace` (fitted constants, power references) starts a new one."""
@@ -141,6 +144,7 @@ class SpeedConstants(EngineLookups, PrefillLookups):
             kv_reads=kind("kv_read_cost"),
             bands=kind("error_band"),
             executions=kind("train_execution"),
+            generations=kind("architecture_generation"),
         )
         if power is None:
             return sc
@@ -213,7 +217,12 @@ class SpeedConstants(EngineLookups, PrefillLookups):
         """Share of achievable matmul a training mode reaches at a precision class ("16-bit" or
         "fp8") for a dense or MoE model: the most specific entry first (precision, model kind,
         mode, architecture), dropping the architecture, the mode, the model kind, then the
-        precision; else the anchor."""
+        precision; else the anchor. A pooled share is capped at the share of the architecture
+        the card's follows (catalog `architecture_generation`): each generation raised its
+        tensor rate faster than the memory bandwidth the step's other work runs at, so a newer
+        one reaches no more of its peak than the one before (Hopper 0.60 against Ampere 0.76 in
+        full 16-bit training), and the pooled share, mostly older cards, credited a B200 with
+        more (blind w64-04: timed 2.58x an H100 where NVIDIA measures 2.1x)."""
         key = ("train", mode, architecture, precision, model_kind)
         return self._remember(
             key, lambda: self._train_utilisation(mode, architecture, precision, model_kind)
@@ -234,17 +243,35 @@ class SpeedConstants(EngineLookups, PrefillLookups):
             ("any", "any", "any", "any"),
         ]
         for p_name, k_name, m_name, a_name in keys:
-            hit = _first(
-                t
-                for t in self.training
-                if (t.precision, t.model_kind, t.mode, t.architecture.lower())
-                == (p_name, k_name, m_name, a_name)
-            )
+            hit = self._train_entry(p_name, k_name, m_name, a_name)
             if hit:
-                return hit
+                return self._no_more_than_before(hit, arch, (precision, model_kind, mode))
         return TrainEfficiency(
             mode="any", matmul_utilisation=self.fit.train_matmul_utilisation, source=self.fit.source
         )
+
+    def _train_entry(self, *key: str) -> TrainEfficiency | None:
+        return _first(
+            t
+            for t in self.training
+            if (t.precision, t.model_kind, t.mode, t.architecture.lower()) == key
+        )
+
+    def _no_more_than_before(
+        self, hit: TrainEfficiency, arch: str, key: tuple[str, str, str]
+    ) -> TrainEfficiency:
+        """A pooled share (not the architecture's own) capped at the share of the architecture
+        it follows at the same precision, model kind and mode (`architecture_generation`)."""
+        if hit.architecture.lower() == arch:
+            return hit
+        before = [
+            e
+            for g in self.generations
+            if g.architecture.lower() == arch
+            and (e := self._train_entry(*key, g.follows.lower())) is not None
+        ]
+        lower = min(before, key=lambda e: e.matmul_utilisation, default=None)
+        return lower if lower and lower.matmul_utilisation < hit.matmul_utilisation else hit
 
     def measured_for(self, gpu_id: str, metric: str, engine: str = "any") -> MeasuredRate | None:
         """A rate `gpuwise calibrate` measured for this GPU (and exactly this engine)."""
