@@ -13,7 +13,6 @@ from gpuwise.advise.margin import (
     BAND_RISKS,
     at_risk_of_missing,
     option_ranking_total,
-    ranking_total,
     shortfall_factor,
     slow_hours,
     slow_tokens_per_s,
@@ -252,17 +251,16 @@ def check_owned_not_below_for_support(plan: Plan) -> None:
         at_home = s.owned_site() == "home" and any(k == "risk.server_site" for k, _ in o.risks)
         return (incomplete_capex(o), not o.sized.speed_known, at_home, public)
 
-    from gpuwise.advise.margin import purchase_units
     from gpuwise.advise.ranking import TIERS, rank_key
 
     ranked_tier = rank_key(s)
 
     def insured(o: Option) -> float:
         # a target met only at the central estimate is ranked by its insured total, in the
-        # whole cards or machines it comes in (margin.py), as the ranking itself does
-        if o.candidate.already_owned:
-            return ranking_total(o.cost.total, o.risks, purchase_units(o.candidate))
-        return option_ranking_total(o)  # a public API's spare copy is not scaled
+        # whole cards or machines it comes in (margin.py), as the ranking itself does: owned
+        # hardware's shortfall at the market value of the cards it would add (an owned Mac
+        # short by 2x is not its power bill doubled), a public API's spare copy not scaled
+        return option_ranking_total(o)
 
     for i, owned in enumerate(plan.options):
         if not owned.candidate.already_owned:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from gpuwise.advise.evaluate import incomplete_capex
-from gpuwise.advise.labels import option_label
+from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.plan import make_plan
 from gpuwise.advise.report import plan_report
 from gpuwise.advise.scenario import parse_scenario
@@ -46,4 +46,5 @@ def test_a_cheaper_option_ranked_after_is_named_in_the_first_line() -> None:
     cheaper = min(priced, key=lambda o: o.cost.total)
     assert cheaper.cost.total < 0.95 * best.cost.total  # the owned 4090s cost only power
     assert "costs least" not in first
-    assert option_label(cheaper) in first and "ranks after it" in first
+    named = candidate_words(cheaper.candidate, "en")  # by display name, not the catalog id
+    assert named in first and "ranks after it" in first

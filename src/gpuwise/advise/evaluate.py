@@ -196,12 +196,15 @@ def usage_hours(s: Scenario, sized: Sized) -> tuple[float, float | None]:
 
 def rent_usage(s: Scenario, sized: Sized) -> RentUsage:
     """Storage and traffic a rental needs: the scenario's, else the weights plus the data set
-    (token ids as 4-byte integers) kept on a cloud disk."""
+    (token ids as 4-byte integers) kept on a cloud disk; a single one-off run's disk only
+    while it runs (a data set the user states, `data_gb`, is kept for the project)."""
     w = s.workload
     weights_gb = sized.memory.breakdown["weights"] / 1e9 * sized.count
     data_gb = s.data_gb or weights_gb + (w.train_tokens() * 4 / 1e9 if w.kind == "train" else 0.0)
+    single_run = w.one_off() and w.runs_per_month * s.months <= 1 + 1e-9
     return RentUsage(
         data_gb=math.ceil(data_gb),
+        disk_while_running=single_run and s.data_gb is None,
         egress_gb_per_month=s.egress_gb_per_month,
         checkpoint_min=s.checkpoint_min,
     )
@@ -302,7 +305,8 @@ def _price_machine(
                 for n in own.notes
                 if n.key == "cost.note_server_grade"
             )
-            if in_owned_pc(s, c, pc_cards) and (c.cards or c.count) > 1:
+            added = not c.already_owned and (c.cards or c.count) > 1  # the owned ones run there
+            if added and in_owned_pc(s, c, pc_cards):
                 tdp = (c.gpu.tdp_w or 0.0) * (c.cards or c.count)
                 option.risks.append(("risk.owned_psu", {"tdp_w": tdp}))
             return option

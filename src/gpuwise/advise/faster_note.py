@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.ranking import TIERS, rank_key
+from gpuwise.catalog import Catalog
+from gpuwise.cost.power import assumption
 from gpuwise.i18n import LANGS
 
 if TYPE_CHECKING:
@@ -32,15 +34,19 @@ COST_RATIO = 2.0
 more speed per unit of money than the answer buys."""
 
 
-def faster_for_more_note(plan: Plan) -> list[Fired]:
+def faster_for_more_note(cat: Catalog, plan: Plan) -> list[Fired]:
     """The ⓘ line naming a much faster option for a little more; [] where the user set a
-    speed target (what they need is stated), for a timed run, or where none qualifies."""
+    speed target (what they need is stated), for a timed run, or where none qualifies. Less
+    than the prices' own uncertainty more is a tie the ranking settles, not "a little more"
+    (blind w65-04 read "for $0 more")."""
     s, options = plan.scenario, plan.options
-    if s.workload.kind not in ("local", "serve") or s.workload.target_tokens_per_s:
-        return []
+    w = s.workload
+    if w.kind not in ("local", "serve") or w.one_off() or w.target_tokens_per_s:
+        return []  # a batch is timed in hours: its ties go to the sooner end (advise/ties.py)
     if len(options) < 2 or not options[0].sized.speed_known:
         return []
     first = options[0]
+    tie = assumption(cat, "price_uncertainty_fraction").value
     tier = rank_key(s)
     step = [
         o
@@ -48,7 +54,7 @@ def faster_for_more_note(plan: Plan) -> list[Fired]:
         if o.sized.speed_known
         and tier(o)[:TIERS] == tier(first)[:TIERS]
         and o.sized.tokens_per_s >= first.sized.tokens_per_s * FASTER_RATIO
-        and first.cost.total < o.cost.total <= first.cost.total * COST_RATIO
+        and first.cost.total * (1 + tie) < o.cost.total <= first.cost.total * COST_RATIO
     ]
     if not step:
         return []

@@ -44,7 +44,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += rdma_cluster_note(cat, plan)
     out += rental_overhead_note(s, any(o.candidate.kind == "rent" for o in plan.options))
     out += over_budget_note(plan)
-    out += faster_for_more_note(plan)
+    out += faster_for_more_note(cat, plan)
     out += no_spot_price_note(cat, plan)
     out += images_not_counted_note(cat, s)
     out += cold_standby_note(plan.options)

@@ -85,11 +85,11 @@ def over_budget_note(plan: Plan) -> list[Fired]:
     from gpuwise.advise.fired import money
 
     def one(o: Option, lang: Lang) -> str:
-        speed = (
-            t("plan.over_budget_hours", lang=lang, hours=o.time_hours)
-            if o.time_hours
-            else t("plan.over_budget_tps", lang=lang, tps=_speed(o))
-        )
+        speed = t("plan.over_budget_tps", lang=lang, tps=_speed(o))
+        if o.time_hours:  # a run under an hour in minutes, not "0.0 h" (blind w65-01)
+            minutes = o.time_hours < 1
+            key = "plan.over_budget_minutes" if minutes else "plan.over_budget_hours"
+            speed = t(key, lang=lang, hours=o.time_hours, minutes=o.time_hours * 60)
         words = candidate_words(o.candidate, lang)
         total = money(o.cost.total, plan.currency)
         params = next(p for k, p in o.blockers if k == "plan.block_budget")

@@ -96,7 +96,7 @@ def _extend_offload(
     4 x Tesla P40 server was bought for a home). Any card that goes in the PC, not only more
     of the owned one (blind w64-03: a used RTX 3090 beside an owned 4090, the expert's answer,
     was never tried). Each k up to the PC's room, priced as the k bought and the power of
-    all; a card's larger k is tried only while the smaller left layers in RAM."""
+    all."""
     room = min(int(plan_value(cat, "owned_pc_max_cards")), s.max_gpus) - len(cards)
     total = s.host_ram_gb or plan_value(cat, "owned_pc_system_ram_gb")
     free = total - plan_value(cat, "owned_pc_os_reserve_gb")
@@ -116,7 +116,7 @@ def _extend_offload(
         for k in range(1, min(room, added.max_per_host) + 1):
             found = size_offload(s, [*cards, *[added] * k], si, ram)
             if found is None or found.fraction <= 0:
-                break  # all on the cards: the plain extensions cover it
+                continue  # all on the cards (the plain extensions), or not even with the RAM
             option = _price_offload_extension(cat, ctx, s, cards, added, k, found, total)
             if option is not None:
                 out.append(option)

@@ -305,6 +305,9 @@ def option_risks(
     ended = ended_but_priced_new(o)
     if ended:
         o.risks.append(("risk.no_longer_made", {"gpu": g.name, "since": ended}))
+    bought = c.kind == "own" and not c.already_owned
+    if bought and c.market in g.supply_uncertain_in:  # licensing has stopped deliveries
+        o.risks.append(("risk.supply_uncertain", {"gpu": g.name}))
     if o.undated_prices:
         o.risks.append(("risk.undated_price", {"count": o.undated_prices}))
     if o.user_quote:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from gpuwise.advise.candidates import Candidate
 from gpuwise.advise.evaluate import Option, incomplete_capex
 from gpuwise.advise.fired import money
-from gpuwise.advise.labels import option_label
+from gpuwise.advise.labels import candidate_words, option_label
 from gpuwise.advise.margin import band_fields, tokens_band
 from gpuwise.advise.outcome import Plan
 from gpuwise.advise.reasons import message, rule_text, words
@@ -266,9 +266,13 @@ def _cheaper_ranked_after(plan: Plan) -> str:
     if cheaper is None or cheaper.cost.total >= best.cost.total * CHEAPER_SHARE:
         return ""
     labels = dict.fromkeys(t(f"risk_short.{k.removeprefix('risk.')}") for k, _ in cheaper.risks)
+    name = candidate_words(cheaper.candidate, get_lang())  # display names, not ids
+    spare = _spare_devices(cheaper)  # a spare in the total is said (blind w65-03: "× 3
+    if spare:  # machines" at a price that billed 4)
+        name += t("plan.answer_with_spare", n=spare)
     return t(
         "plan.answer_cheaper_after",
-        option=option_label(cheaper),
+        option=name,
         total=money(cheaper.cost.total, plan.currency),
         risks=t("plan.name_sep").join(labels) or "—",
     )

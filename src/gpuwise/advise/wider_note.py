@@ -82,4 +82,6 @@ def wider_copies_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
     params: dict[str, Any] = {f"option_{x}": candidate_words(found.candidate, x) for x in LANGS}
     params |= {"most": s.max_gpus, "wider": wider, "total": money(found.cost.total, plan.currency)}
     params["ratio"] = found.cost.total / first.cost.total if first.cost.total > 0 else 0.0
+    # the cap that admits it, not the one searched (blind w65-02: "set max_gpus: 32" for 16)
+    params["set_to"] = min(wider, max(found.candidate.count, s.max_gpus + 1))
     return [("plan.note_copies_with_more", params)]

@@ -200,6 +200,11 @@ class Gpu(Sourced):
     export_restricted_in: list[Literal["cn"]] = Field(default_factory=list)
     """Markets where the card cannot be bought new through official channels under US export
     rules; the rule, its date and source are in `export_note`."""
+    supply_uncertain_in: list[Literal["cn"]] = Field(default_factory=list)
+    """Markets where the card is sold but its supply has been cut by export licensing and may
+    be again (the H20: a US licence needed from 9 April 2025, granted again from July, China's
+    regulator summoning Nvidia on 31 July; dates and sources in `export_note`): a purchase
+    there carries the risk that delivery stalls (blind w65-02 was sold one with no word)."""
     regions: list[Literal["cn", "global"]] = Field(default_factory=list)
     """Markets the card is sold in (as for systems; empty: everywhere): a China-market variant
     or a card modified there is ["cn"], never offered to buy elsewhere (no shop, no price)."""

@@ -69,6 +69,11 @@ class OwnSpec:
     warranty_months: float = 0.0
     """Months from purchase in which failed parts are replaced at no charge (catalog
     `warranty`); none for cards already owned or bought second-hand."""
+    bought_used: bool = False
+    """The cards are bought second-hand at today's used price: they resell at that price
+    carried along the resale curve's shape, not at the curve's share of the launch price (a
+    curve built to err low put a used 3090 bought at $800 at 49% of it a year on: blind
+    w65-05)."""
     used_value_per_card: float | None = None
     """What one owned card fetches sold today: its newest dated second-hand price, carried to
     today along the resale curve (cost/resolve.used_value_now); None: the curve alone."""
@@ -126,10 +131,22 @@ def resale_value(spec: OwnSpec, months: float) -> float:
         return spec.count * spec.card_price * spec.resale_fraction_override
     if not spec.resale_curve:
         return 0.0
+    if spec.bought_used:
+        return min(1.0, _used_share(spec, months)) * spec.count * spec.card_price
     share = resale_fraction(
         spec.resale_curve, spec.resale_age_months + months, spec.resale_tail_annual
     )
     return min(spec.count * spec.resale_base_per_card * share, spec.count * spec.card_price)
+
+
+def _used_share(spec: OwnSpec, months: float) -> float:
+    """What a card bought used today keeps of its price after `months`: the curve's share
+    then over its share now (the market priced it at today's age)."""
+    now = resale_fraction(spec.resale_curve, spec.resale_age_months, spec.resale_tail_annual)
+    later = resale_fraction(
+        spec.resale_curve, spec.resale_age_months + months, spec.resale_tail_annual
+    )
+    return later / now if now > 0 else 0.0
 
 
 def _resale_details(spec: OwnSpec, months: float) -> dict[str, float]:
@@ -138,6 +155,9 @@ def _resale_details(spec: OwnSpec, months: float) -> dict[str, float]:
     age = spec.resale_age_months + months
     if spec.resale_fraction_override is not None:
         return {"resale_pct": 100 * spec.resale_fraction_override, "resale_age_months": age}
+    if spec.bought_used:
+        share = min(1.0, _used_share(spec, months))
+        return {"resale_pct_of_paid": 100 * share, "resale_age_months": age}
     share = resale_fraction(spec.resale_curve, age, spec.resale_tail_annual)
     return {"resale_pct": 100 * share, "resale_age_months": age}
 

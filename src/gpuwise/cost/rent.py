@@ -103,6 +103,9 @@ class RentUsage:
     """Start-up and model download of one session (cost.session); 0: not modelled."""
     sessions: float = 0.0
     """Sessions over the horizon billed by the hour (one per run; spot restarts add theirs)."""
+    disk_while_running: bool = False
+    """The disk lives only while the instance runs (a single one-off job: created with the
+    instance, deleted after), so it bills the running hours, not the whole horizon."""
 
 
 def committed_periods(months: float, period_months: int) -> int:
@@ -150,7 +153,8 @@ def _hidden_items(
         else:
             items[name] = rate * quantity
 
-    gb_months = usage.data_gb * months
+    held = min(months, running_hours / HOURS_PER_MONTH) if usage.disk_while_running else months
+    gb_months = usage.data_gb * held  # a 14 h job's disk is not kept a month (blind w65-04)
     if usage.storage in ("block", "both"):
         add("block_storage", h.block_per_gb_month, gb_months)
     if usage.storage in ("object", "both"):

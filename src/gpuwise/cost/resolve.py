@@ -377,6 +377,7 @@ def resolve_own(
         power_in_rent=power.colocation.power_included,
         colocation_unpriced=power.colocation.unpriced,
         warranty_months=warranty,
+        bought_used=not opts.owned and card_ref is not None and card_ref.label == "card:used",
         used_value_per_card=used_value_now(gpu, ctx, resale) if opts.owned else None,
         idle_cards=opts.idle_cards,
         off_when_idle=opts.workload == "local",

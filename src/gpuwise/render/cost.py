@@ -92,6 +92,9 @@ def _item_label(o: OwnBill | RentBill, name: str) -> str:
     if name == "resale" and "resale_pct" in details:
         pct, age = details["resale_pct"], details.get("resale_age_months", 0.0)
         return t("cost.item_resale_pct", pct=fmt_num(pct, 0), age=fmt_num(age, 0))
+    if name == "resale" and "resale_pct_of_paid" in details:  # bought second-hand
+        pct, age = details["resale_pct_of_paid"], details.get("resale_age_months", 0.0)
+        return t("cost.item_resale_pct_paid", pct=fmt_num(pct, 0), age=fmt_num(age, 0))
     return t(f"cost.item.{name}")
 
 
