@@ -199,7 +199,7 @@ def test_equal_rounded_totals_are_never_said_one_below_the_other(hobbyist: Plan)
     rule, params = _buy_vs_rent(hobbyist, _with_total(owned, 1.4), _with_total(rental, 0.6))
     assert rule == "owned-tie" and params["own_total"] == params["rent_total"]
     rule, _ = _buy_vs_rent(hobbyist, _with_total(owned, 14.0), _with_total(rental, 6.0), 0.05)
-    assert rule == "rent-when-light"
+    assert rule == "rent-below-owned-running"  # owned: running cost against rent (w66-04)
 
 
 def test_a_person_renting_a_public_cloud_gpu_vm_is_told_about_its_quota(hobbyist: Plan) -> None:

@@ -96,6 +96,17 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> 
         own.cost.total, rent.cost.total
     )
     compare = "plan.compare_about_same" if same else "plan.compare_below"
+    if own.candidate.already_owned:  # nothing to buy, so nothing to break even on (w66-04)
+        return (
+            "rent-below-owned-running",
+            {
+                **{f"compare_{lang}": t(compare, lang=lang) for lang in LANGS},
+                "rent_option": _label(rent),
+                "rent_total": rent_total,
+                "own_option": _label(own),
+                "own_total": own_total,
+            },
+        )
     return (
         "rent-when-light",
         {

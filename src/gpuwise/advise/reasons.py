@@ -270,8 +270,9 @@ def option_risks(
         o.risks.append(("risk.fused_only", {}))
     if o.sized.quant in QUANTIZED_4BIT:
         o.risks.append(("risk.quantized", {"quant": o.sized.quant}))
-    if o.sized.lighter_kv_cache == "fp8":
-        o.risks.append(("risk.kv_cache_fp8", {"engine": o.sized.engine}))
+    if o.sized.lighter_kv_cache == "fp8":  # a batch takes it for speed alone (w66-05)
+        key = "risk.kv_cache_fp8_batch" if s.workload.one_off() else "risk.kv_cache_fp8"
+        o.risks.append((key, {"engine": o.sized.engine}))
     if o.sized.network_assumed:
         o.risks.append(
             ("risk.network_assumed", {"gbps": o.sized.network_gbps_per_node, "n": c.nodes})
@@ -290,7 +291,10 @@ def option_risks(
         o.risks.append((key, {"machines": span, "replicas": o.sized.replicas}))
     if o.sized.compressed_for_target:
         fitted = o.sized.compressed_for_target
-        o.risks.append(("risk.compressed_for_target", {"quant": o.sized.quant, "fitted": fitted}))
+        # a one-off batch takes the fastest format whether or not the other meets its
+        # deadline (sizing._size_batch): said as speed bought, not a target missed (w66-05)
+        key = "risk.compressed_for_batch" if s.workload.one_off() else "risk.compressed_for_target"
+        o.risks.append((key, {"quant": o.sized.quant, "fitted": fitted}))
     if choice and choice.requantized_from:
         params = {"quant": o.sized.quant, "native": choice.requantized_from}
         o.risks.append(("risk.requantized_checkpoint", params))
