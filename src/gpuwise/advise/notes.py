@@ -17,9 +17,10 @@ from gpuwise.advise.labels import candidate_words
 from gpuwise.advise.over_budget import over_budget_note
 from gpuwise.advise.overhead import rental_overhead_note
 from gpuwise.advise.scenario import Scenario
-from gpuwise.advise.spot_note import no_spot_price_note
+from gpuwise.advise.spot_note import no_spot_price_note, spot_slack_note
 from gpuwise.advise.workload import reading_floor, workload_model
 from gpuwise.catalog import Catalog
+from gpuwise.cost.power import assumption
 from gpuwise.cost.resolve import Context
 from gpuwise.estimate.pooling import pools
 
@@ -46,6 +47,7 @@ def plan_notes(cat: Catalog, plan: Plan, ctx: Context, cs: CandidateSet) -> list
     out += over_budget_note(plan)
     out += faster_for_more_note(cat, plan)
     out += no_spot_price_note(cat, plan)
+    out += spot_slack_note(plan, assumption(cat, "price_uncertainty_fraction").value)
     out += images_not_counted_note(cat, s)
     out += cold_standby_note(plan.options)
     out += companions_note(cat, plan)

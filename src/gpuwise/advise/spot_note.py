@@ -35,3 +35,30 @@ def no_spot_price_note(cat: Catalog, plan: Plan) -> list[Fired]:
     }
     sold = not provider.billing_modes or "spot" in provider.billing_modes
     return [("plan.note_no_spot_price" if sold else "plan.note_no_spot_sold", params)]
+
+
+def spot_slack_note(plan: Plan, margin: float) -> list[Fired]:
+    """Where spot is allowed and the cheapest option left out only for the deadline's spot
+    slack (margin.spot_slack_check) costs clearly less than the answer: name it, its long-end
+    hours and the slack it lacks, so spot is not read as weighed and lost (blind w66-01: a
+    4 x B300 spot run at 36% of the on-demand answer was dropped without a word)."""
+    if not plan.options:
+        return []
+    blocked = [
+        o
+        for o in plan.infeasible
+        if [k for k, _ in o.blockers] == ["plan.block_spot_slack"]
+        and o.cost.total < plan.options[0].cost.total * (1 - margin)
+    ]
+    if not blocked:
+        return []
+    from gpuwise.advise.fired_billing import money
+    from gpuwise.advise.labels import candidate_words
+    from gpuwise.i18n import LANGS
+
+    cheapest = min(blocked, key=lambda o: o.cost.total)
+    params = dict(next(p for k, p in cheapest.blockers if k == "plan.block_spot_slack"))
+    params |= {f"option_{x}": candidate_words(cheapest.candidate, x) for x in LANGS}
+    params["total"] = money(cheapest.cost.total, plan.currency)
+    params["first_total"] = money(plan.options[0].cost.total, plan.currency)
+    return [("plan.note_spot_slack", params)]
