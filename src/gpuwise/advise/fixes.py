@@ -94,12 +94,27 @@ def apply_patch(s: Scenario, patch: dict[str, Any]) -> Scenario:
             data["workload"] = {**data.get("workload", {}), **value}
         else:
             data[key] = value
+    _drop_derived_total(s, patch, data)
     out = Scenario.model_validate(data)
     # what the first reading assumed stays assumed unless the patch states it (a running batch
     # the engine's memory may cut: sizing._batch_in_memory)
     if "concurrency" not in patch.get("workload", {}):
         out._running_batch_assumed = s.running_batch_assumed()
     return out
+
+
+def _drop_derived_total(s: Scenario, patch: dict[str, Any], data: dict[str, Any]) -> None:
+    """A per-request target the patch changes takes the total it set with it: the total the
+    scenario holds is that target x concurrency (Workload._per_request_target), not the
+    user's, and kept it would hold the old target (blind w67-05: easing 15 tokens/s per
+    request was never suggested, as the derived total still asked for 450)."""
+    w, changed = s.workload, patch.get("workload", {})
+    if "target_tokens_per_s_per_request" not in changed or "target_tokens_per_s" in changed:
+        return
+    each = w.target_tokens_per_s_per_request
+    total = data.get("workload", {}).get("target_tokens_per_s")
+    if each and total is not None and abs(total - each * w.concurrency) <= 1e-6 * total:
+        data["workload"].pop("target_tokens_per_s")
 
 
 def patch_text(patch: dict[str, Any]) -> str:
@@ -171,10 +186,21 @@ def _deadline(s: Scenario, replan: Replan) -> list[Fired]:
 
 
 def _throughput(s: Scenario, replan: Replan) -> list[Fired]:
-    relaxed = replan(s, {"workload": {"target_tokens_per_s": None}})
+    w = s.workload
+    each = w.target_tokens_per_s_per_request
+    relax: dict[str, Any] = {"target_tokens_per_s_per_request": None} if each else {}
+    relaxed = replan(s, {"workload": {"target_tokens_per_s": None, **relax}})
     speeds = [slow_tokens_per_s(o.sized) for o in relaxed.options if o.sized.speed_known]
     if not speeds:
         return []
+    if each:  # eased where the user asked: per request (the total is derived from it)
+        per = math.floor(max(speeds) / max(1, w.concurrency) * 10) / 10
+        if per <= 0 or per >= each:
+            return []
+        patch: dict[str, Any] = {"workload": {"target_tokens_per_s_per_request": per}}
+        again = replan(s, patch)
+        params = {"each": per, "tps": per * w.concurrency}
+        return [_quote("plan.fix_throughput_each", patch, again, **params)] if again.options else []
     target = math.floor(max(speeds))
     patch = {"workload": {"target_tokens_per_s": target}}
     again = replan(s, patch)

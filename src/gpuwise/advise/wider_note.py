@@ -72,13 +72,16 @@ def wider_copies_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
         return []
     wider = SCALE_OUT_MACHINES * s.max_gpus
     again = replan(s, {"max_gpus": wider})
-    found = again.options[0] if again.options else None
+    if not again.options:
+        return []
     from gpuwise.advise.margin import option_ranking_total
 
     # compared as the ranking compares them: a wider option that meets the target only at
     # its central estimate is priced with what the slow end would add (blind w66-02: an int4
     # option short at the slow end was quoted at 0.40x an answer held to it)
-    if found is None or option_ranking_total(found) >= option_ranking_total(first) * (1 - margin):
+    found = again.options[0]
+    insured = option_ranking_total(found)
+    if insured >= option_ranking_total(first) * (1 - margin):
         return []
     from gpuwise.advise.fired_billing import money
     from gpuwise.advise.labels import candidate_words
@@ -89,7 +92,6 @@ def wider_copies_note(plan: Plan, replan: Replan, margin: float) -> list[Fired]:
     params["ratio"] = found.cost.total / first.cost.total if first.cost.total > 0 else 0.0
     # the cap that admits it, not the one searched (blind w65-02: "set max_gpus: 32" for 16)
     params["set_to"] = min(wider, max(found.candidate.count, s.max_gpus + 1))
-    insured = option_ranking_total(found)
     if insured > found.cost.total * (1 + 1e-6):  # met only at its central estimate: said
         params["insured"] = money(insured, plan.currency)
         return [("plan.note_copies_with_more_central", params)]
