@@ -76,6 +76,16 @@ def _buy_vs_rent(plan: Plan, own: Option, rent: Option, margin: float = 0.0) -> 
     if tied(own, rent, margin, cur):
         return _tie(plan, own, rent, margin)
     be = break_even_of(own, rent, months, plan.scenario.days_per_week)
+    if own.cost.total <= rent.cost.total and own.candidate.already_owned:
+        return (  # nothing bought: no month it breaks even in (blind w68-02)
+            "owned-below-rent",
+            {
+                "option": _label(own),
+                "own_total": money(own.cost.total, cur),
+                "rent_option": _label(rent),
+                "rent_total": money(rent.cost.total, cur),
+            },
+        )
     if own.cost.total <= rent.cost.total:
         return (
             "own-when-busy",
